@@ -1,0 +1,119 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+
+/// A parsed `DATABASE_URL` (`postgres://user:password@host:port/database?sslmode=…`).
+public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
+    public enum SSLMode: String, Sendable {
+        case disable, prefer, require
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var sslMode: SSLMode
+
+    public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String, sslMode: SSLMode = .disable) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.sslMode = sslMode
+    }
+
+    public struct ParseError: Error, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { "DATABASE_URL is not valid: \(reason)" }
+    }
+
+    public init(parsing string: String) throws(ParseError) {
+        guard let components = URLComponents(string: string) else {
+            throw ParseError(reason: "not a URL (expected postgres://user:password@host:port/database)")
+        }
+        guard let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme) else {
+            throw ParseError(reason: "the scheme must be postgres:// or postgresql://")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw ParseError(reason: "it names no host")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw ParseError(reason: "it names no user")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            throw ParseError(reason: "it names no database (…/database at the end)")
+        }
+        var sslMode = SSLMode.disable
+        for item in components.queryItems ?? [] where item.name == "sslmode" {
+            guard let value = item.value, let mode = SSLMode(rawValue: value) else {
+                throw ParseError(reason: "sslmode must be disable, prefer or require")
+            }
+            sslMode = mode
+        }
+        self.init(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password.flatMap { $0.removingPercentEncoding ?? $0 },
+            database: database.removingPercentEncoding ?? database, sslMode: sslMode)
+    }
+
+    /// Client configuration. `role`, when given, is assumed at connection start (`SET ROLE`), so a
+    /// schema owner can run the server with the narrow privileges of `lifelog_app`.
+    public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS = switch sslMode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        var parameters: [(String, String)] = [
+            ("application_name", "lifelog"),
+            // A stuck transaction holds back every gap-safe reader; cut it off.
+            ("idle_in_transaction_session_timeout", "60s"),
+        ]
+        if let role, !role.isEmpty { parameters.append(("role", role)) }
+        configuration.options.additionalStartupParameters = parameters
+        return configuration
+    }
+
+    /// The URL with the password masked, for logs and messages.
+    public var description: String {
+        "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
+    }
+}
+
+extension PostgresClient {
+    /// Runs `body` while the client's connection pool is active, then shuts the pool down.
+    public static func withRunning<T>(
+        _ configuration: PostgresClient.Configuration,
+        logger: Logger,
+        _ body: (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}
+
+extension DatabaseURL {
+    /// A single-connection configuration, for LISTEN (which the pool cannot hold).
+    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
+        case .disable: .disable
+        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls)
+        configuration.options.additionalStartupParameters = [("application_name", "lifelog-listener")]
+        return configuration
+    }
+}

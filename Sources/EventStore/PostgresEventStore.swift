@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The append-only log in PostgreSQL (DESIGN §2).
+public struct PostgresEventStore: Sendable {
+    public let client: PostgresClient
+    public let hook: (any AppendHook)?
+    let logger: Logger
+
+    public init(client: PostgresClient, hook: (any AppendHook)? = nil, logger: Logger) {
+        self.client = client
+        self.hook = hook
+        self.logger = logger
+    }
+
+    // MARK: Append
+
+    /// Appends `events` to `stream` if it is at `expected`, in one transaction with the inline
+    /// projectors. Re-sending a batch whose event ids are already stored returns the stored events.
+    @discardableResult
+    public func append(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent]) async throws -> AppendResult {
+        guard !events.isEmpty else { throw EventStoreError.emptyAppend }
+        do {
+            return try await appendOnce(to: stream, expected: expected, events: events)
+        } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation {
+            // A concurrent append stored one of these event ids first (in another stream, so no
+            // stream lock ordered us). Retrying sees it and replays or reports the conflict.
+            return try await appendOnce(to: stream, expected: expected, events: events)
+        }
+    }
+
+    private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent]) async throws -> AppendResult {
+        let metadata = try events.map { try Self.encodeMetadata($0.metadata) }
+        let query = Self.appendQuery(stream: stream, expected: expected, events: events, metadata: metadata)
+        do {
+            if let hook {
+                return try await client.withTransaction(logger: logger) { connection in
+                    let result = try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, on: connection, logger: logger)
+                    if !result.replayed {
+                        try await hook.didAppend(result.events, on: connection, logger: logger)
+                    }
+                    return result
+                }
+            }
+            // Without inline work the single statement is its own transaction: one round trip.
+            return try await client.withConnection { connection in
+                try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, on: connection, logger: logger)
+            }
+        } catch {
+            throw Self.translate(error, stream: stream, expected: expected)
+        }
+    }
+
+    static func appendQuery(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], metadata: [String]) -> PostgresQuery {
+        let ids = events.map(\.eventId)
+        let types = events.map(\.type)
+        let versions = events.map(\.schemaVersion)
+        let data = events.map(\.data)
+        let expectedValue = expected.sqlValue
+        return """
+            SELECT out_global_position, out_stream_version, out_transaction_id, out_recorded_at, out_replayed
+            FROM lifelog_append(\(stream.id), \(stream.ownerId), \(stream.type), \(expectedValue)::bigint,
+                                \(ids)::uuid[], \(types)::text[], \(versions)::smallint[],
+                                \(data)::text[]::jsonb[], \(metadata)::text[]::jsonb[])
+            """
+    }
+
+    static func runAppend(
+        _ query: PostgresQuery, stream: StreamName, events: [NewEvent], metadata: [String],
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> AppendResult {
+        let rows = try await connection.query(query, logger: logger)
+        var recorded: [RecordedEvent] = []
+        recorded.reserveCapacity(events.count)
+        var replayed = false
+        var index = 0
+        for try await (position, version, transaction, recordedAt, wasReplayed) in rows.decode((Int64, Int64, String, Date, Bool).self) {
+            guard index < events.count else { break }
+            let event = events[index]
+            recorded.append(RecordedEvent(
+                position: LogPosition(transactionId: UInt64(transaction) ?? 0, globalPosition: position),
+                eventId: event.eventId, ownerId: stream.ownerId, streamId: stream.id, streamVersion: version,
+                type: event.type, schemaVersion: event.schemaVersion, data: event.data,
+                metadataJSON: metadata[index], recordedAt: recordedAt))
+            replayed = wasReplayed
+            index += 1
+        }
+        if replayed {
+            // A replay hands back what is stored, which may differ from what was re-sent.
+            let stored = try await readEvents(ids: events.map(\.eventId), on: connection, logger: logger)
+            return AppendResult(events: stored, replayed: true)
+        }
+        return AppendResult(events: recorded, replayed: false)
+    }
+
+    static func translate(_ error: any Error, stream: StreamName, expected: ExpectedVersion) -> any Error {
+        let unwrapped = PostgresErrors.unwrap(error)
+        switch PostgresErrors.sqlState(unwrapped) {
+        case PostgresErrors.wrongExpectedVersion?:
+            let actual = PostgresErrors.detail(unwrapped).flatMap { Int64($0) } ?? -1
+            return EventStoreError.wrongExpectedVersion(stream: stream.id, expected: expected, actual: actual)
+        case PostgresErrors.eventIdConflict?:
+            return EventStoreError.eventIdConflict(stream: stream.id)
+        case PostgresErrors.streamOwnedByAnotherOwner?:
+            return EventStoreError.streamOwnedByAnotherOwner(stream: stream.id)
+        case PostgresErrors.appendNotFirstWrite?:
+            return EventStoreError.appendNotFirstWrite
+        case "22P02"?, "22023"?:
+            return EventStoreError.invalidEventData(PostgresErrors.message(unwrapped) ?? "not valid JSON")
+        default:
+            return unwrapped
+        }
+    }
+
+    static func encodeMetadata(_ metadata: EventMetadata) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(metadata), as: UTF8.self)
+    }
+
+    // MARK: Read
+
+    typealias EventRow = (Int64, String, UUID, UUID, String, Int64, String, Int16, String, String, Date)
+
+    static func decode(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        for try await row in rows.decode(EventRow.self) {
+            events.append(RecordedEvent(
+                position: LogPosition(transactionId: UInt64(row.1) ?? 0, globalPosition: row.0),
+                eventId: row.2, ownerId: row.3, streamId: row.4, streamVersion: row.5, type: row.6,
+                schemaVersion: row.7, data: row.8, metadataJSON: row.9, recordedAt: row.10))
+        }
+        return events
+    }
+
+    static func readEvents(ids: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
+        let rows = try await connection.query("""
+            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+                   event_type, schema_version, data::text, metadata::text, recorded_at
+            FROM events WHERE event_id = ANY(\(ids)::uuid[]) ORDER BY global_position
+            """, logger: logger)
+        return try await decode(rows)
+    }
+
+    /// Events of one stream from `version` on (1-based), in stream order.
+    public func readStream(_ streamId: String, from version: Int64 = 1, limit: Int = 10_000) async throws -> [RecordedEvent] {
+        let rows = try await client.query("""
+            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+                   event_type, schema_version, data::text, metadata::text, recorded_at
+            FROM events WHERE stream_id = \(streamId) AND stream_version >= \(version)
+            ORDER BY stream_version LIMIT \(limit)
+            """, logger: logger)
+        return try await Self.decode(rows)
+    }
+
+    /// The stream's current version, 0 when it does not exist.
+    public func streamVersion(_ streamId: String) async throws -> Int64 {
+        let rows = try await client.query("SELECT version FROM streams WHERE stream_id = \(streamId)", logger: logger)
+        for try await version in rows.decode(Int64.self) { return version }
+        return 0
+    }
+
+    /// The next batch of the whole log after `position`, gap-safely: only transactions below the
+    /// snapshot's xmin are read, and every one of those has finished, so nothing can later appear
+    /// behind the position a reader keeps. `types` narrows the read to some event types.
+    public static func readAll(
+        after position: LogPosition, limit: Int, types: [String]? = nil,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [RecordedEvent] {
+        let tx = String(position.transactionId)
+        let rows = try await connection.query("""
+            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+                   event_type, schema_version, data::text, metadata::text, recorded_at
+            FROM events
+            WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
+              AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
+            ORDER BY transaction_id, global_position LIMIT \(limit)
+            """, logger: logger)
+        return try await decode(rows)
+    }
+
+    /// Like `readAll`, but without the snapshot frontier. Only correct while the caller holds the
+    /// append gate exclusively: then no append is in flight and every stored event is final.
+    public static func readAllUnderExclusiveGate(
+        after position: LogPosition, limit: Int, types: [String]? = nil,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [RecordedEvent] {
+        let tx = String(position.transactionId)
+        let rows = try await connection.query("""
+            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+                   event_type, schema_version, data::text, metadata::text, recorded_at
+            FROM events
+            WHERE (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
+              AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
+            ORDER BY transaction_id, global_position LIMIT \(limit)
+            """, logger: logger)
+        return try await decode(rows)
+    }
+
+    public func readAll(after position: LogPosition, limit: Int, types: [String]? = nil) async throws -> [RecordedEvent] {
+        try await client.withConnection { connection in
+            try await Self.readAll(after: position, limit: limit, types: types, on: connection, logger: logger)
+        }
+    }
+}

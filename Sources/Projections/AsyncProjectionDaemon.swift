@@ -1,0 +1,80 @@
+import EventStore
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Runs every async projector until cancelled. LISTEN/NOTIFY wakes them as soon as events commit;
+/// a poll wakes them too, so a lost notification or a dropped listener only adds delay.
+public struct AsyncProjectionDaemon: Sendable {
+    public static let channel = "lifelog_events"
+
+    let runners: [AsyncProjectorRunner]
+    let listener: PostgresConnection.Configuration?
+    let pollInterval: Duration
+    let logger: Logger
+
+    public init(runners: [AsyncProjectorRunner], listener: PostgresConnection.Configuration?, pollInterval: Duration = .seconds(1), logger: Logger) {
+        self.runners = runners
+        self.listener = listener
+        self.pollInterval = pollInterval
+        self.logger = logger
+    }
+
+    public func run() async {
+        guard !runners.isEmpty else { return }
+        let streams = runners.map { _ in AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1)) }
+        let wakeAll: @Sendable () -> Void = {
+            for stream in streams { stream.continuation.yield() }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (runner, stream) in zip(runners, streams) {
+                group.addTask { await runner.run(wakeups: stream.stream) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    wakeAll()
+                    try? await Task.sleep(for: pollInterval)
+                }
+            }
+            if let listener {
+                group.addTask { await listen(listener, wake: wakeAll) }
+            }
+            // Every child runs until cancelled; when the group is cancelled, end the streams too.
+            await withTaskCancellationHandler {
+                await group.waitForAll()
+            } onCancel: {
+                for stream in streams { stream.continuation.finish() }
+            }
+        }
+    }
+
+    private func listen(_ configuration: PostgresConnection.Configuration, wake: @escaping @Sendable () -> Void) async {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                attempt = 0
+                do {
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: Self.channel) { notifications in
+                            wake()  // anything committed while we were away
+                            for try await _ in notifications { wake() }
+                        }
+                    } onCancel: {
+                        let closing: EventLoopFuture<Void> = connection.close()
+                        _ = closing
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { return }
+                attempt += 1
+                logger.warning("event listener lost; polling until it is back", metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: .milliseconds(min(5_000, 100 << min(attempt, 6))))
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Follows the log for one async projector: reads gap-safely after its checkpoint, applies a batch
+/// and moves the checkpoint in the same transaction, so each event takes effect exactly once.
+public struct AsyncProjectorRunner: Sendable {
+    public let projector: any Projector
+    let client: PostgresClient
+    let batchSize: Int
+    let logger: Logger
+    /// Called after each committed batch (metrics, benchmarks).
+    let onBatch: (@Sendable ([RecordedEvent]) -> Void)?
+
+    public init(
+        projector: any Projector, client: PostgresClient, batchSize: Int = 1_000, logger: Logger,
+        onBatch: (@Sendable ([RecordedEvent]) -> Void)? = nil
+    ) {
+        self.projector = projector
+        self.client = client
+        self.batchSize = batchSize
+        self.logger = logger
+        self.onBatch = onBatch
+    }
+
+    /// Applies one batch; returns how many events it applied.
+    public func runBatch() async throws -> Int {
+        let projector = self.projector
+        let batchSize = self.batchSize
+        let logger = self.logger
+        let applied: [RecordedEvent]
+        do {
+            applied = try await client.withTransaction(logger: logger) { connection in
+                // The projector's lock: one leader among instances, and a rebuild cutover waits for us.
+                let key = AdvisoryLock.projector(projector.name)
+                try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
+                let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
+                let events = try await PostgresEventStore.readAll(
+                    after: checkpoint, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                guard let last = events.last else { return [] }
+                try await projector.apply(events, on: connection, logger: logger)
+                try await Checkpoints.write(projector.name, last.position, on: connection, logger: logger)
+                return events
+            }
+        } catch {
+            throw PostgresErrors.unwrap(error)
+        }
+        if !applied.isEmpty { onBatch?(applied) }
+        return applied.count
+    }
+
+    /// Applies batches until the log has nothing more for this projector.
+    @discardableResult
+    public func catchUp() async throws -> Int {
+        var total = 0
+        while true {
+            let count = try await runBatch()
+            total += count
+            if count < batchSize { return total }
+        }
+    }
+
+    /// Runs until cancelled: catches up whenever `wakeups` yields (a NOTIFY or a poll tick).
+    /// A wake that found nothing is retried briefly, because an unrelated transaction can hold
+    /// the snapshot frontier back for a moment without sending a notification of its own.
+    public func run(wakeups: AsyncStream<Void>) async {
+        var failures = 0
+        for await _ in wakeups {
+            do {
+                var applied = try await catchUp()
+                var retries = 0
+                while applied == 0, retries < 4, !Task.isCancelled {
+                    try await Task.sleep(for: .milliseconds(10 << retries))
+                    applied = try await catchUp()
+                    retries += 1
+                }
+                failures = 0
+            } catch is CancellationError {
+                return
+            } catch {
+                failures += 1
+                logger.error("async projector batch failed", metadata: [
+                    "projector": "\(projector.name)", "error": "\(String(reflecting: error))",
+                ])
+                try? await Task.sleep(for: .milliseconds(min(5_000, 100 << min(failures, 6))))
+            }
+        }
+    }
+}

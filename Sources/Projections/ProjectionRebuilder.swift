@@ -1,0 +1,249 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+public enum RebuildError: Error, Sendable, Equatable, CustomStringConvertible {
+    case alreadyRunning(String)
+    case unknownProjector(String)
+    case unsafeIdentifier(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let name): "a rebuild of \(name) is already running"
+        case .unknownProjector(let name): "no projector is named \(name)"
+        case .unsafeIdentifier(let name): "\(name) is not a plain lower-case SQL identifier"
+        }
+    }
+}
+
+public struct RebuildProgress: Sendable {
+    public enum Phase: String, Sendable { case replaying, cuttingOver = "cutting over", done }
+    public var projector: String
+    public var phase: Phase
+    public var eventsApplied: Int64
+    /// The log's size when the rebuild started; an estimate for the ETA.
+    public var eventsEstimated: Int64
+    public var elapsed: Duration
+    public var eventsPerSecond: Double {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds > 0 ? Double(eventsApplied) / seconds : 0
+    }
+    public var eta: Duration? {
+        let rate = eventsPerSecond
+        guard rate > 0, eventsEstimated > eventsApplied else { return nil }
+        return .milliseconds(Int64(Double(eventsEstimated - eventsApplied) / rate * 1000))
+    }
+}
+
+public struct RebuildReport: Sendable {
+    public var projector: String
+    public var eventsApplied: Int64
+    public var resumed: Bool
+    public var elapsed: Duration
+    /// How long appends waited: the cutover transaction, which holds the append gate.
+    public var cutoverDuration: Duration
+}
+
+/// Rebuilds a projector's read model beside the live one and swaps it in (DESIGN §3).
+///
+/// Fresh copies of the tables are made in the `lifelog_rebuild` schema and filled by replaying
+/// the log gap-safely in batches, each committed with its progress, so a rebuild that is killed
+/// leaves the live tables untouched and the next run resumes. The cutover takes the append gate
+/// exclusively, replays the last events, and swaps the tables in one transaction.
+public struct ProjectionRebuilder: Sendable {
+    public static let shadowSchema = "lifelog_rebuild"
+
+    let client: PostgresClient
+    let logger: Logger
+    let batchSize: Int
+    let clock: ContinuousClock
+
+    public init(client: PostgresClient, logger: Logger, batchSize: Int = 5_000, clock: ContinuousClock = ContinuousClock()) {
+        self.client = client
+        self.logger = logger
+        self.batchSize = batchSize
+        self.clock = clock
+    }
+
+    public func rebuild(
+        _ projector: any Projector,
+        progress: @escaping @Sendable (RebuildProgress) throws -> Void = { _ in }
+    ) async throws -> RebuildReport {
+        for table in projector.tables { try Self.checkIdentifier(table) }
+        let started = clock.now
+        return try await client.withConnection { connection in
+            let lockKey = AdvisoryLock.rebuild(projector.name)
+            var locked = false
+            for try await value in try await connection.query(
+                "SELECT pg_try_advisory_lock(\(lockKey.0), \(lockKey.1))", logger: logger
+            ).decode(Bool.self) { locked = value }
+            guard locked else { throw RebuildError.alreadyRunning(projector.name) }
+            do {
+                let report = try await rebuildLocked(projector, on: connection, started: started, progress: progress)
+                try? await connection.run("SELECT pg_advisory_unlock(\(lockKey.0), \(lockKey.1))", logger: logger)
+                return report
+            } catch {
+                try? await connection.run("SELECT pg_advisory_unlock(\(lockKey.0), \(lockKey.1))", logger: logger)
+                throw PostgresErrors.unwrap(error)
+            }
+        }
+    }
+
+    private func rebuildLocked(
+        _ projector: any Projector, on connection: PostgresConnection, started: ContinuousClock.Instant,
+        progress: @Sendable (RebuildProgress) throws -> Void
+    ) async throws -> RebuildReport {
+        let logger = self.logger
+        let liveSchema = try await Self.scalar(String.self, "SELECT current_schema()", on: connection, logger: logger) ?? "public"
+        try Self.checkIdentifier(liveSchema)
+        let shadowPath = "\(Self.shadowSchema), \(liveSchema)"
+        let estimated = try await Self.scalar(Int64.self, "SELECT COALESCE(max(global_position), 0) FROM events", on: connection, logger: logger) ?? 0
+
+        let (start, resumed) = try await prepareShadow(projector, liveSchema: liveSchema, on: connection)
+        var position = start.position
+        var applied = start.applied
+        let report = { (phase: RebuildProgress.Phase) in
+            RebuildProgress(projector: projector.name, phase: phase, eventsApplied: applied,
+                            eventsEstimated: estimated, elapsed: clock.now - started)
+        }
+
+        // Replay while appends go on, batch by batch, each batch with its progress row.
+        while true {
+            let batch: [RecordedEvent] = try await connection.withTransaction(logger: logger) { connection in
+                try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
+                let events = try await PostgresEventStore.readAll(
+                    after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                guard let last = events.last else { return [] }
+                try await projector.apply(events, on: connection, logger: logger)
+                try await Self.saveProgress(projector.name, last.position, applied: applied + Int64(events.count), on: connection, logger: logger)
+                return events
+            }
+            if let last = batch.last {
+                position = last.position
+                applied += Int64(batch.count)
+                try progress(report(.replaying))
+            }
+            if batch.count < batchSize { break }
+        }
+
+        // Cutover: appends wait while we apply what is left and swap the tables.
+        try progress(report(.cuttingOver))
+        let cutoverStarted = clock.now
+        let final: (LogPosition, Int64) = try await connection.withTransaction(logger: logger) { connection in
+            let gate = AdvisoryLock.appendGate
+            try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
+            if projector.mode == .async {
+                let key = AdvisoryLock.projector(projector.name)
+                try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
+            }
+            try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
+            var position = position
+            var applied = applied
+            while true {
+                let events = try await PostgresEventStore.readAllUnderExclusiveGate(
+                    after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                guard let last = events.last else { break }
+                try await projector.apply(events, on: connection, logger: logger)
+                position = last.position
+                applied += Int64(events.count)
+            }
+            let appRoleExists = try await Self.scalar(
+                Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
+                on: connection, logger: logger) ?? false
+            for table in projector.tables {
+                // Identifiers cannot be bound parameters; these are checked plain names from code.
+                try await connection.run("DROP TABLE \(unescaped: liveSchema).\(unescaped: table)", logger: logger)
+                try await connection.run("ALTER TABLE \(unescaped: Self.shadowSchema).\(unescaped: table) SET SCHEMA \(unescaped: liveSchema)", logger: logger)
+                if appRoleExists {
+                    try await connection.run("GRANT SELECT, INSERT, UPDATE, DELETE ON \(unescaped: liveSchema).\(unescaped: table) TO lifelog_app", logger: logger)
+                }
+            }
+            if projector.mode == .async {
+                try await connection.run("SELECT set_config('search_path', \(liveSchema), true)", logger: logger)
+                try await Checkpoints.write(projector.name, position, on: connection, logger: logger)
+            }
+            try await connection.run("DELETE FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)", logger: logger)
+            return (position, applied)
+        }
+        let cutover = clock.now - cutoverStarted
+        applied = final.1
+        try? progress(report(.done))
+        return RebuildReport(projector: projector.name, eventsApplied: applied, resumed: resumed,
+                             elapsed: clock.now - started, cutoverDuration: cutover)
+    }
+
+    /// Makes (or finds, to resume) the shadow tables. Resumes only if the live tables still have
+    /// the definition the shadow copies were made from.
+    private func prepareShadow(
+        _ projector: any Projector, liveSchema: String, on connection: PostgresConnection
+    ) async throws -> (start: (position: LogPosition, applied: Int64), resumed: Bool) {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.run("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild", logger: logger)
+            try await connection.run("""
+                CREATE TABLE IF NOT EXISTS lifelog_rebuild.rebuild_progress (
+                  projector       text   PRIMARY KEY,
+                  definition      text   NOT NULL,
+                  transaction_id  xid8   NOT NULL,
+                  global_position bigint NOT NULL,
+                  events_applied  bigint NOT NULL)
+                """, logger: logger)
+            let definition = try await Self.scalar(String.self, """
+                SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type || ':' || is_nullable, ',' ORDER BY table_name, ordinal_position))
+                FROM information_schema.columns
+                WHERE table_schema = \(liveSchema) AND table_name = ANY(\(projector.tables)::text[])
+                """, on: connection, logger: logger) ?? ""
+            let rows = try await connection.query("""
+                SELECT definition, transaction_id::text, global_position, events_applied
+                FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)
+                """, logger: logger)
+            var saved: (String, String, Int64, Int64)?
+            for try await row in rows.decode((String, String, Int64, Int64).self) { saved = row }
+            let shadowTables = try await Self.scalar(Int.self, """
+                SELECT count(*)::int FROM information_schema.tables
+                WHERE table_schema = 'lifelog_rebuild' AND table_name = ANY(\(projector.tables)::text[])
+                """, on: connection, logger: logger) ?? 0
+            if let saved, saved.0 == definition, shadowTables == projector.tables.count {
+                let position = LogPosition(transactionId: UInt64(saved.1) ?? 0, globalPosition: saved.2)
+                logger.info("resuming rebuild", metadata: ["projector": "\(projector.name)", "position": "\(position)"])
+                return ((position, saved.3), true)
+            }
+            for table in projector.tables {
+                try await connection.run("DROP TABLE IF EXISTS lifelog_rebuild.\(unescaped: table)", logger: logger)
+                try await connection.run(
+                    "CREATE TABLE lifelog_rebuild.\(unescaped: table) (LIKE \(unescaped: liveSchema).\(unescaped: table) INCLUDING ALL)",
+                    logger: logger)
+            }
+            try await connection.run("""
+                INSERT INTO lifelog_rebuild.rebuild_progress (projector, definition, transaction_id, global_position, events_applied)
+                VALUES (\(projector.name), \(definition), '0'::xid8, 0, 0)
+                ON CONFLICT (projector) DO UPDATE SET definition = excluded.definition,
+                  transaction_id = excluded.transaction_id, global_position = 0, events_applied = 0
+                """, logger: logger)
+            return ((LogPosition.start, 0), false)
+        }
+    }
+
+    static func saveProgress(_ projector: String, _ position: LogPosition, applied: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.run("""
+            UPDATE lifelog_rebuild.rebuild_progress
+            SET transaction_id = \(String(position.transactionId))::xid8, global_position = \(position.globalPosition),
+                events_applied = \(applied)
+            WHERE projector = \(projector)
+            """, logger: logger)
+    }
+
+    static func scalar<T: PostgresDecodable>(_ type: T.Type, _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> T? {
+        for try await value in try await connection.query(query, logger: logger).decode(T.self) {
+            return value
+        }
+        return nil
+    }
+
+    static func checkIdentifier(_ name: String) throws {
+        let valid = !name.isEmpty && name.count <= 63
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+            && !("0"..."9").contains(name.unicodeScalars.first ?? "0")
+        guard valid else { throw RebuildError.unsafeIdentifier(name) }
+    }
+}

@@ -1,0 +1,49 @@
+import EventStore
+import Logging
+import PostgresNIO
+
+public enum ProjectorMode: String, Sendable {
+    /// Runs inside the append's transaction: a writer reads its own write.
+    case inline
+    /// Follows the log gap-safely in batches, with a checkpoint.
+    case async
+}
+
+/// Turns events into rows of read-model tables.
+///
+/// SQL in `apply` names its tables unqualified: a rebuild points `search_path` at a shadow schema
+/// so the same code fills fresh copies beside the live tables.
+public protocol Projector: Sendable {
+    var name: String { get }
+    var mode: ProjectorMode { get }
+    /// The read-model tables this projector owns, in creation order.
+    var tables: [String] { get }
+    /// The event types it reads; nil for every event.
+    var eventTypes: [String]? { get }
+    /// Applies a batch in log order. Must give the same rows however the log is cut into batches.
+    func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws
+}
+
+extension Projector {
+    func accepts(_ event: RecordedEvent) -> Bool {
+        eventTypes.map { $0.contains(event.type) } ?? true
+    }
+}
+
+/// The inline projectors, run by the event store in every append's transaction.
+public struct InlineProjections: AppendHook {
+    public let projectors: [any Projector]
+
+    public init(projectors: [any Projector]) {
+        self.projectors = projectors.filter { $0.mode == .inline }
+    }
+
+    public func didAppend(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        for projector in projectors {
+            let relevant = projector.eventTypes == nil ? events : events.filter(projector.accepts)
+            if !relevant.isEmpty {
+                try await projector.apply(relevant, on: connection, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+import TestSupport
+
+/// Inline work that makes some appends slow (held open with pg_sleep) and some roll back.
+struct ChaosHook: AppendHook {
+    struct Rollback: Error {}
+
+    func didAppend(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        guard let first = events.first else { return }
+        switch first.type {
+        case "test.slow":
+            try await connection.run("SELECT pg_sleep(0.15)", logger: logger)
+        case "test.rollback":
+            throw Rollback()
+        default:
+            break
+        }
+    }
+}
+
+@Suite struct GapSafeReadTests {
+    let logger = TestDatabase.logger
+
+    /// True when the log holds nothing after `position` at all, frontier or not: the reader is done.
+    static func nothingBeyond(_ position: LogPosition, client: PostgresClient) async throws -> Bool {
+        let rows = try await client.query("""
+            SELECT NOT EXISTS (SELECT 1 FROM events
+              WHERE (transaction_id, global_position) > (\(String(position.transactionId))::xid8, \(position.globalPosition)))
+            """)
+        for try await value in rows.decode(Bool.self) { return value }
+        return false
+    }
+
+    /// 16 writers on shared and private streams, with rolled-back and slow transactions, while a
+    /// gap-safe reader follows the log. The reader must end with every committed event exactly
+    /// once, none of the rolled-back ones, in checkpoint order and in each stream's version order.
+    @Test(arguments: [UInt64(1), 7, 42])
+    func readerSeesEveryCommittedEventExactlyOnce(seed: UInt64) async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let store = PostgresEventStore(client: client, hook: ChaosHook(), logger: logger)
+            let owner = UUID()
+            let shared = (0..<3).map { _ in Fixtures.stream(owner: owner) }
+            let writersDone = Flag()
+
+            async let reader: [RecordedEvent] = {
+                var seen: [RecordedEvent] = []
+                var position = LogPosition.start
+                while true {
+                    let finished = writersDone.isRaised
+                    let batch = try await store.readAll(after: position, limit: 37)
+                    if let last = batch.last {
+                        #expect(last.position > position)
+                        position = last.position
+                        seen.append(contentsOf: batch)
+                    } else if finished, try await Self.nothingBeyond(position, client: client) {
+                        return seen
+                    } else {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+            }()
+
+            let outcomes = try await withThrowingTaskGroup(of: (committed: [UUID], rolledBack: [UUID]).self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        var random = SeededGenerator(seed: seed &* 1_000 &+ UInt64(writer))
+                        let own = Fixtures.stream(owner: owner)
+                        var committed: [UUID] = []
+                        var rolledBack: [UUID] = []
+                        for step in 0..<25 {
+                            let stream = Bool.random(using: &random) ? own : shared[Int.random(in: 0..<shared.count, using: &random)]
+                            let roll = Int.random(in: 0..<10, using: &random)
+                            let type = roll == 0 ? "test.rollback" : roll == 1 ? "test.slow" : "test.happened"
+                            let events = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                                Fixtures.event(["writer": writer, "step": step], type: type)
+                            }
+                            do {
+                                try await store.append(to: stream, expected: .any, events: events)
+                                committed += events.map(\.eventId)
+                            } catch is ChaosHook.Rollback {
+                                rolledBack += events.map(\.eventId)
+                            }
+                        }
+                        return (committed, rolledBack)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            writersDone.raise()
+            let committed = Set(outcomes.flatMap(\.committed))
+            let rolledBack = Set(outcomes.flatMap(\.rolledBack))
+            let seen = try await reader
+
+            let seenIds = seen.map(\.eventId)
+            #expect(seenIds.count == Set(seenIds).count, "no event twice")
+            #expect(seenIds.count == committed.count, "as many events as were committed")
+            #expect(Set(seenIds).symmetricDifference(committed).isEmpty, "every committed event")
+            #expect(Set(seenIds).intersection(rolledBack).isEmpty, "no rolled-back event")
+            #expect(!rolledBack.isEmpty)
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.position < $1.position }, "checkpoint order")
+            for (_, events) in Dictionary(grouping: seen, by: \.streamId) {
+                #expect(events.map(\.streamVersion) == Array(1...Int64(events.count)), "stream order without gaps")
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import EventStore
+import Foundation
+import Synchronization
+
+/// A small seeded generator, so a failing concurrency run can be repeated with its seed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+public enum Fixtures {
+    public static func stream(_ kind: String = "test", owner: UUID = UUID(), id: UUID = UUID()) -> StreamName {
+        StreamName(id: "\(kind)-\(id.uuidString.lowercased())", ownerId: owner, type: kind)
+    }
+
+    public static func event(_ payload: [String: Int] = ["n": 1], type: String = "test.happened", id: UUID = UUID()) -> NewEvent {
+        let body = payload.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
+        return NewEvent(eventId: id, type: type, data: "{\(body)}", metadata: EventMetadata(actor: "test"))
+    }
+}
+
+/// A flag one task raises and others read.
+public final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    public init() {}
+    public func raise() { value.store(true, ordering: .releasing) }
+    public var isRaised: Bool { value.load(ordering: .acquiring) }
+}

@@ -82,7 +82,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["EventStore", "Projections", "API", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["EventStore", "Projections", "API", .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),

@@ -61,24 +61,42 @@ public struct AsyncProjectorRunner: Sendable {
         }
     }
 
-    /// Runs until cancelled: catches up whenever `wakeups` yields (a NOTIFY or a poll tick).
-    /// A wake that found nothing is retried briefly, because an unrelated transaction can hold
-    /// the snapshot frontier back for a moment without sending a notification of its own.
+    /// True when the log holds events for this projector past its checkpoint, visible or not.
+    /// Any transaction in the cluster can hold the snapshot frontier back for a moment without
+    /// sending a notification of its own, so a reader that stops at the frontier must look again.
+    public func hasUnreadEvents() async throws -> Bool {
+        let projector = self.projector
+        let logger = self.logger
+        return try await client.withConnection { connection in
+            let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
+            let rows = try await connection.query("""
+                SELECT EXISTS (SELECT 1 FROM events
+                  WHERE (transaction_id, global_position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.globalPosition))
+                    AND (\(projector.eventTypes)::text[] IS NULL OR event_type = ANY(\(projector.eventTypes)::text[])))
+                """, logger: logger)
+            for try await exists in rows.decode(Bool.self) { return exists }
+            return false
+        }
+    }
+
+    /// Runs until cancelled: catches up whenever `wakeups` yields (a NOTIFY or a poll tick), and
+    /// keeps looking, briefly and with backoff, while events wait behind the frontier.
     public func run(wakeups: AsyncStream<Void>) async {
         var failures = 0
         for await _ in wakeups {
             do {
-                var applied = try await catchUp()
-                var retries = 0
-                while applied == 0, retries < 4, !Task.isCancelled {
-                    try await Task.sleep(for: .milliseconds(10 << retries))
-                    applied = try await catchUp()
-                    retries += 1
+                try await catchUp()
+                var delay = 5
+                while !Task.isCancelled, try await hasUnreadEvents() {
+                    try await Task.sleep(for: .milliseconds(delay))
+                    delay = min(delay * 2, 100)
+                    try await catchUp()
                 }
                 failures = 0
             } catch is CancellationError {
                 return
             } catch {
+                if Task.isCancelled { return }
                 failures += 1
                 logger.error("async projector batch failed", metadata: [
                     "projector": "\(projector.name)", "error": "\(String(reflecting: error))",

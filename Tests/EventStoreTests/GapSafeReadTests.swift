@@ -26,16 +26,6 @@ struct ChaosHook: AppendHook {
 @Suite struct GapSafeReadTests {
     let logger = TestDatabase.logger
 
-    /// True when the log holds nothing after `position` at all, frontier or not: the reader is done.
-    static func nothingBeyond(_ position: LogPosition, client: PostgresClient) async throws -> Bool {
-        let rows = try await client.query("""
-            SELECT NOT EXISTS (SELECT 1 FROM events
-              WHERE (transaction_id, global_position) > (\(String(position.transactionId))::xid8, \(position.globalPosition)))
-            """)
-        for try await value in rows.decode(Bool.self) { return value }
-        return false
-    }
-
     /// 16 writers on shared and private streams, with rolled-back and slow transactions, while a
     /// gap-safe reader follows the log. The reader must end with every committed event exactly
     /// once, none of the rolled-back ones, in checkpoint order and in each stream's version order.
@@ -57,7 +47,7 @@ struct ChaosHook: AppendHook {
                         #expect(last.position > position)
                         position = last.position
                         seen.append(contentsOf: batch)
-                    } else if finished, try await Self.nothingBeyond(position, client: client) {
+                    } else if finished, try await position.isEndOfLog(client: client) {
                         return seen
                     } else {
                         try await Task.sleep(for: .milliseconds(5))

@@ -1,5 +1,7 @@
 import EventStore
 import Foundation
+import PostgresNIO
+import Projections
 import Synchronization
 
 /// A small seeded generator, so a failing concurrency run can be repeated with its seed.
@@ -32,4 +34,34 @@ public final class Flag: Sendable {
     public init() {}
     public func raise() { value.store(true, ordering: .releasing) }
     public var isRaised: Bool { value.load(ordering: .acquiring) }
+}
+
+extension LogPosition {
+    /// True when the log holds nothing after this position, frontier or not.
+    public func isEndOfLog(client: PostgresClient) async throws -> Bool {
+        let rows = try await client.query("""
+            SELECT NOT EXISTS (SELECT 1 FROM events
+              WHERE (transaction_id, global_position) > (\(String(transactionId))::xid8, \(globalPosition)))
+            """)
+        for try await value in rows.decode(Bool.self) { return value }
+        return false
+    }
+}
+
+public enum CatchUp {
+    /// Catches an async projector up with the whole log. Other databases' transactions on the
+    /// shared test cluster can hold the snapshot frontier back for a moment, so one pass is not
+    /// always the end.
+    public static func fully(_ runner: AsyncProjectorRunner, client: PostgresClient, projector: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            try await runner.catchUp()
+            let rows = try await client.query("""
+                SELECT NOT EXISTS (SELECT 1 FROM events e, projection_checkpoints c
+                  WHERE c.projector = \(projector) AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position))
+                """)
+            for try await done in rows.decode(Bool.self) where done { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
 }

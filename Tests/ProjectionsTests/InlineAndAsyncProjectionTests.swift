@@ -1,0 +1,120 @@
+import EventStore
+import Foundation
+import PostgresNIO
+import Projections
+import Testing
+import TestSupport
+
+@Suite struct InlineAndAsyncProjectionTests {
+    let logger = TestDatabase.logger
+
+    @Test func anInlineReadModelIsCurrentWhenTheAppendReturns() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let store = ProjectionFixtures.store(client)
+            let stream = Fixtures.stream("habit")
+            try await store.append(to: stream, expected: .noStream, events: [Fixtures.event(type: "habit.created")])
+            try await store.append(to: stream, expected: .exact(1), events: [Fixtures.event(type: "habit.logged"), Fixtures.event(type: "habit.logged")])
+            let rows = try await client.query("""
+                SELECT stream_type, event_count, last_stream_version, last_event_type FROM rm_stream_summary WHERE stream_id = \(stream.id)
+                """)
+            var found = false
+            for try await (type, count, version, last) in rows.decode((String, Int64, Int64, String).self) {
+                found = true
+                #expect(type == "habit")
+                #expect(count == 3)
+                #expect(version == 3)
+                #expect(last == "habit.logged")
+            }
+            #expect(found)
+        }
+    }
+
+    @Test func aFailingInlineProjectorRollsTheAppendBack() async throws {
+        struct Failing: Projector {
+            let name = "failing"
+            let mode = ProjectorMode.inline
+            let tables: [String] = []
+            let eventTypes: [String]? = ["test.poison"]
+            struct Boom: Error {}
+            func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws { throw Boom() }
+        }
+        try await TestDatabase.withAppClient { _, client in
+            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: ProjectionCatalog.all() + [Failing()]), logger: logger)
+            let stream = Fixtures.stream()
+            await #expect(throws: Failing.Boom.self) {
+                try await store.append(to: stream, expected: .any, events: [Fixtures.event(type: "test.poison")])
+            }
+            let version = try await store.streamVersion(stream.id)
+            let summaries = try await ProjectionFixtures.streamSummaryFacts(client: client)
+            #expect(version == 0)
+            #expect(summaries.isEmpty)
+        }
+    }
+
+    @Test func anAsyncProjectorAppliesEachEventOnceAcrossRunsAndInstances() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let store = ProjectionFixtures.store(client)
+            try await ProjectionFixtures.writeHistory(store, appends: 120, seed: 3)
+            let runners = (0..<3).map { _ in AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, batchSize: 17, logger: logger) }
+            // Three instances race; the projector lock and the checkpoint make them take turns.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for runner in runners { group.addTask { try await runner.catchUp() } }
+                try await group.waitForAll()
+            }
+            try await CatchUp.fully(runners[0], client: client, projector: "owner_activity")
+            #expect(try await runners[0].catchUp() == 0)
+            #expect(try await ProjectionFixtures.activityFacts(client: client) == ProjectionFixtures.activityOracle(client: client))
+
+            try await ProjectionFixtures.writeHistory(store, appends: 10, seed: 4)
+            try await CatchUp.fully(runners[1], client: client, projector: "owner_activity")
+            #expect(try await ProjectionFixtures.activityFacts(client: client) == ProjectionFixtures.activityOracle(client: client))
+
+            let status = try await ProjectorStatus.load(ProjectionCatalog.all(), client: client, logger: logger)
+            let activity = try #require(status.first { $0.name == "owner_activity" })
+            #expect(activity.lagEvents == 0)
+            #expect(activity.checkpoint != nil)
+            #expect(status.first { $0.name == "stream_summary" }?.mode == .inline)
+        }
+    }
+
+    @Test func statusReportsLagUntilTheProjectorCatchesUp() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let written = try await ProjectionFixtures.writeHistory(ProjectionFixtures.store(client), appends: 20, seed: 5)
+            let before = try await ProjectorStatus.load([OwnerActivityProjector()], client: client, logger: logger)
+            #expect(before.first?.lagEvents == Int64(written))
+            #expect((before.first?.lagSeconds ?? -1) >= 0)
+            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, logger: logger), client: client, projector: "owner_activity")
+            let after = try await ProjectorStatus.load([OwnerActivityProjector()], client: client, logger: logger)
+            #expect(after.first?.lagEvents == 0)
+            #expect(after.first?.lagSeconds == 0)
+        }
+    }
+
+    @Test func theDaemonWakesOnNotifyAndFollowsTheLog() async throws {
+        try await TestDatabase.withAppClient { database, client in
+            let store = ProjectionFixtures.store(client)
+            let runner = AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, logger: logger)
+            // A long poll interval: only the notification can make this quick.
+            let daemon = AsyncProjectionDaemon(
+                runners: [runner], listener: try database.ownerURL.connectionConfiguration(), pollInterval: .seconds(60), logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await daemon.run() }
+                try await Task.sleep(for: .milliseconds(300))
+                for round in 0..<5 {
+                    try await ProjectionFixtures.writeHistory(store, appends: 5, seed: UInt64(10 + round))
+                    let deadline = ContinuousClock.now + .seconds(5)
+                    var caughtUp = false
+                    while ContinuousClock.now < deadline {
+                        if try await ProjectionFixtures.activityFacts(client: client) == ProjectionFixtures.activityOracle(client: client) {
+                            caughtUp = true
+                            break
+                        }
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    #expect(caughtUp, "round \(round)")
+                }
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -135,6 +135,8 @@ CREATE TABLE projection_checkpoints (
 GRANT SELECT, INSERT ON events TO lifelog_app;
 GRANT SELECT, INSERT, UPDATE ON streams TO lifelog_app;
 GRANT SELECT, INSERT, UPDATE ON projection_checkpoints TO lifelog_app;
+-- The ledger the migration runner keeps, so /readyz can compare it with schema/.
+GRANT SELECT ON schema_migrations TO lifelog_app;
 GRANT EXECUTE ON FUNCTION lifelog_append(text, uuid, text, bigint, uuid[], text[], smallint[], jsonb[], jsonb[]) TO lifelog_app;
 -- Read models created later (by migrations or a projection rebuild) are the server's to write.
 ALTER DEFAULT PRIVILEGES GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO lifelog_app;

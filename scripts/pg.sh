@@ -48,10 +48,12 @@ owner_can_reach() {
 }
 
 free_port() {
-  python3 - <<'PY'
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()
-PY
+  local port
+  for _ in $(seq 1 200); do
+    port=$(( 20000 + RANDOM % 30000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+  done
+  die "found no free port on 127.0.0.1"
 }
 
 # The dev cluster keeps its data in the checkout (.data/postgres). When the checkout lives where
@@ -119,6 +121,7 @@ case "$cmd" in
     elif [ "$target" = test ]; then
       dir=${3:?usage: pg.sh start test DIR}
       mkdir -p "$dir"
+      [ "$(id -u)" = 0 ] && chown postgres: "$dir"
       owner_can_reach "$dir" || die "$dir is not writable by the postgres user"
       init_cluster "$dir" "$(free_port)" test
       start_cluster "$dir"

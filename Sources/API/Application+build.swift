@@ -1,0 +1,54 @@
+import EventStore
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import Projections
+import Prometheus
+
+/// Everything the HTTP application needs; the executable and the tests both build one.
+public struct AppDependencies: Sendable {
+    public var client: PostgresClient
+    public var migrator: Migrator
+    public var projectors: [any Projector]
+    public var metrics: PrometheusCollectorRegistry
+    public var maxBodyBytes: Int
+    public var readinessTimeout: Duration
+
+    public init(
+        client: PostgresClient, migrator: Migrator, projectors: [any Projector] = ProjectionCatalog.all(),
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maxBodyBytes: Int = 1_048_576,
+        readinessTimeout: Duration = .seconds(2)
+    ) {
+        self.client = client
+        self.migrator = migrator
+        self.projectors = projectors
+        self.metrics = metrics
+        self.maxBodyBytes = maxBodyBytes
+        self.readinessTimeout = readinessTimeout
+    }
+}
+
+public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = RouteTable()) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.middlewares.add(ProblemMiddleware(routes: routes))
+    router.middlewares.add(MetricsMiddleware())
+    router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
+    HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
+        .register(on: router)
+    MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)
+        .register(on: router)
+    routes.load(from: router)
+    return router
+}
+
+/// The HTTP application. Long-lived services (the database client, the async projectors) are
+/// run beside it by the caller, in one ServiceGroup.
+public func buildApplication(
+    _ dependencies: AppDependencies, host: String = "127.0.0.1", port: Int = 8080, logger: Logger
+) -> some ApplicationProtocol {
+    Application(
+        router: buildRouter(dependencies),
+        configuration: .init(address: .hostname(host, port: port), serverName: "lifelog"),
+        logger: logger)
+}

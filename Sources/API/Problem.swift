@@ -1,0 +1,137 @@
+import EventStore
+import Foundation
+import Hummingbird
+
+/// An RFC 9457 problem+json body. Every error the API answers with is one of these.
+public struct Problem: Error, Sendable, Equatable, Encodable {
+    public struct FieldError: Sendable, Equatable, Encodable {
+        public var field: String
+        public var message: String
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public var type: String
+    public var title: String
+    public var statusCode: Int
+    public var detail: String?
+    public var errors: [FieldError]?
+    /// Seconds, for 429 and 503 answers.
+    public var retryAfter: Int?
+
+    public init(type: String, title: String, status: Int, detail: String? = nil, errors: [FieldError]? = nil, retryAfter: Int? = nil) {
+        self.type = type
+        self.title = title
+        self.statusCode = status
+        self.detail = detail
+        self.errors = errors
+        self.retryAfter = retryAfter
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, title, detail, errors
+        case statusCode = "status"
+    }
+
+    static let base = "https://lifelog.dev/problems/"
+
+    public static func badRequest(_ detail: String) -> Problem {
+        Problem(type: base + "malformed-request", title: "Malformed request", status: 400, detail: detail)
+    }
+    public static func notFound(_ detail: String = "No such resource.") -> Problem {
+        Problem(type: base + "not-found", title: "Not found", status: 404, detail: detail)
+    }
+    public static func methodNotAllowed(_ detail: String) -> Problem {
+        Problem(type: base + "method-not-allowed", title: "Method not allowed", status: 405, detail: detail)
+    }
+    public static func conflict(_ detail: String) -> Problem {
+        Problem(type: base + "conflict", title: "Conflict", status: 409, detail: detail)
+    }
+    public static func tooLarge(limit: Int) -> Problem {
+        Problem(type: base + "too-large", title: "Request body too large", status: 413, detail: "The body is larger than \(limit) bytes.")
+    }
+    public static func invalid(_ errors: [FieldError]) -> Problem {
+        Problem(type: base + "validation", title: "Invalid request", status: 422,
+                detail: errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "), errors: errors)
+    }
+    public static func databaseUnavailable(_ detail: String = "The database cannot be reached; try again shortly.") -> Problem {
+        Problem(type: base + "database-unavailable", title: "Database unavailable", status: 503, detail: detail, retryAfter: 5)
+    }
+    public static let internalError = Problem(
+        type: base + "internal", title: "Internal error", status: 500, detail: "Something went wrong on our side; it has been logged.")
+}
+
+extension Problem: HTTPResponseError {
+    public var status: HTTPResponse.Status { .init(code: statusCode) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
+    }
+}
+
+/// The one place where typed errors become HTTP answers.
+public enum ProblemMapping {
+    public static func problem(for error: any Error) -> Problem? {
+        let error = PostgresErrors.unwrap(error)
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let http as HTTPError:
+            return httpProblem(http)
+        case let storeError as EventStoreError:
+            switch storeError {
+            case .wrongExpectedVersion:
+                return .conflict("The resource was changed by another request; reload it and try again.")
+            case .eventIdConflict:
+                return .conflict("This request id was already used for a different change.")
+            case .streamOwnedByAnotherOwner:
+                return .notFound()
+            case .emptyAppend, .appendNotFirstWrite, .invalidEventData:
+                return nil
+            }
+        case is DecodingError:
+            return .badRequest(describe(error as? DecodingError))
+        default:
+            if PostgresErrors.isConnectionFailure(error) { return .databaseUnavailable() }
+            return nil
+        }
+    }
+
+    static func httpProblem(_ http: HTTPError) -> Problem {
+        switch http.status.code {
+        case 404: return .notFound()
+        case 405: return .methodNotAllowed(http.body ?? "This method is not allowed here.")
+        case 413: return Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413, detail: http.body)
+        case 400: return .badRequest(http.body ?? "The request could not be read.")
+        default:
+            return Problem(type: Problem.base + "http-\(http.status.code)", title: http.status.reasonPhrase, status: http.status.code, detail: http.body)
+        }
+    }
+
+    static func describe(_ error: DecodingError?) -> String {
+        switch error {
+        case .keyNotFound(let key, _)?: "Missing field \(snake(key.stringValue))."
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            "Field \(path(context.codingPath)) has the wrong type."
+        case .dataCorrupted(let context)?:
+            context.codingPath.isEmpty ? "The body is not valid JSON." : "Field \(path(context.codingPath)) is not valid."
+        default: "The body could not be read."
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map(String.init) ?? snake($0.stringValue) }.joined(separator: ".")
+    }
+
+    static func snake(_ name: String) -> String {
+        name.reduce(into: "") { result, char in
+            if char.isUppercase { result += "_" + char.lowercased() } else { result.append(char) }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Hummingbird
+import Synchronization
+
+/// The registered routes, so an unknown method on a known path answers 405 with `Allow`
+/// (the router alone answers 404), and so the OpenAPI document can be checked against them.
+public final class RouteTable: Sendable {
+    private let routes = Mutex<[(method: String, components: [Substring])]>([])
+
+    public init() {}
+
+    func load<Context>(from router: Router<Context>) {
+        let described = router.routes.map { (method: $0.method.rawValue, components: Self.components("\($0.path)")) }
+        routes.withLock { $0 = described }
+    }
+
+    /// Every registered (method, path) pair, paths as the router describes them.
+    public func all() -> [(method: String, path: String)] {
+        routes.withLock { $0.map { ($0.method, "/" + $0.components.joined(separator: "/")) } }
+    }
+
+    /// Methods registered for a concrete request path.
+    func methods(matching path: String) -> [String] {
+        let requested = Self.components(path)
+        return routes.withLock { routes in
+            routes.filter { route in
+                route.components.count == requested.count
+                    && zip(route.components, requested).allSatisfy { pattern, value in
+                        pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*" || pattern == value
+                    }
+            }.map(\.method)
+        }.sorted()
+    }
+
+    static func components(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+}

@@ -1,0 +1,60 @@
+import EventStore
+import Foundation
+import Logging
+
+/// Settings from environment variables, with defaults for local use. Every variable is listed
+/// in the README.
+public struct ServerConfiguration: Sendable {
+    public var databaseURL: DatabaseURL
+    /// The role the server acts as (SET ROLE at connection start); empty to keep the login role.
+    public var databaseRole: String?
+    public var host: String
+    public var port: Int
+    public var schemaDirectory: URL
+    public var migrateOnStart: Bool
+    public var logLevel: Logger.Level
+    public var maxBodyBytes: Int
+    public var projectorPollInterval: Duration
+    public var databaseMaxConnections: Int
+
+    public struct Invalid: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfiguration {
+        guard let rawURL = environment["DATABASE_URL"], !rawURL.isEmpty else {
+            throw Invalid(description: "DATABASE_URL is not set (scripts/serve starts a local PostgreSQL and sets it for you)")
+        }
+        let url: DatabaseURL
+        do { url = try DatabaseURL(parsing: rawURL) } catch { throw Invalid(description: error.description) }
+
+        func integer(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+            guard let raw = environment[name], !raw.isEmpty else { return value }
+            guard let parsed = Int(raw), range.contains(parsed) else {
+                throw Invalid(description: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(raw)")
+            }
+            return parsed
+        }
+        let level: Logger.Level
+        if let raw = environment["LOG_LEVEL"], !raw.isEmpty {
+            guard let parsed = Logger.Level(rawValue: raw.lowercased()) else {
+                throw Invalid(description: "LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            level = parsed
+        } else {
+            level = .info
+        }
+        let migrate = environment["LIFELOG_MIGRATE_ON_START"].map { !["0", "false", "no"].contains($0.lowercased()) } ?? true
+        return ServerConfiguration(
+            databaseURL: url,
+            databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",
+            host: environment["HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1",
+            port: try integer("PORT", default: 8080, in: 1...65535),
+            schemaDirectory: Migrator.locateSchemaDirectory(environment: environment),
+            migrateOnStart: migrate,
+            logLevel: level,
+            maxBodyBytes: try integer("MAX_BODY_BYTES", default: 1_048_576, in: 1_024...104_857_600),
+            projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
+            databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500))
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Lifelog: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lifelog",
+        abstract: "A self-hosted backend for a personal life tracker.",
+        subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self])
+
+    /// Every failure is one line on stderr and a non-zero exit, not a usage dump or a trace.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)  // --help and friends
+            }
+            let text = error is CLIError ? "\(error)" : message(for: error)
+            FileHandle.standardError.write(Data("lifelog: \(text.isEmpty ? String(describing: error) : text)\n".utf8))
+            Foundation.exit(code == .success ? 1 : code.rawValue)
+        }
+    }
+}
+
+/// A failure said to the operator in one line.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Core
+import EventStore
+import Foundation
+import Projections
+import Synchronization
+
+struct ProjectionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "projections", abstract: "Inspect and rebuild read models.",
+        subcommands: [Status.self, Rebuild.self])
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Each projector, its checkpoint and its lag.")
+
+        func run() async throws {
+            let configuration = try Environment.configuration()
+            let logger = Environment.logger("lifelog.projections", level: .warning)
+            let statuses = try await Environment.withOwnerClient(configuration, logger: logger) { client in
+                try await ProjectorStatus.load(ProjectionCatalog.all(), client: client, logger: logger)
+            }
+            let rows = [["PROJECTOR", "MODE", "CHECKPOINT", "LAG EVENTS", "LAG SECONDS"]] + statuses.map {
+                [$0.name, $0.mode.rawValue, $0.checkpoint.map { "\($0)" } ?? "in the append's transaction",
+                 String($0.lagEvents), String(format: "%.1f", $0.lagSeconds)]
+            }
+            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                print(zip(row, widths).map { $0.padding(toLength: $1 + 2, withPad: " ", startingAt: 0) }.joined())
+            }
+        }
+    }
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild read models beside the live ones and swap them in.",
+            discussion: "Reads never stop; appends wait only for the final swap. A rebuild that is stopped leaves the live tables as they were, and running it again resumes.")
+
+        @Argument(help: "The projector to rebuild (see `lifelog projections status`).")
+        var name: String?
+
+        @Flag(help: "Rebuild every projector.")
+        var all = false
+
+        @Option(help: "Events per batch.")
+        var batchSize = 5_000
+
+        func validate() throws {
+            if all == (name != nil) { throw ValidationError("name one projector, or pass --all") }
+            if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        }
+
+        func run() async throws {
+            let catalog = ProjectionCatalog.all()
+            let projectors: [any Projector]
+            if all {
+                projectors = catalog
+            } else if let name, let projector = ProjectionCatalog.named(name, in: catalog) {
+                projectors = [projector]
+            } else {
+                throw CLIError("no projector is named \(name ?? ""); known: \(catalog.map(\.name).joined(separator: ", "))")
+            }
+            let configuration = try Environment.configuration()
+            let logger = Environment.logger("lifelog.rebuild", level: .warning)
+            let batchSize = self.batchSize
+            try await Environment.withOwnerClient(configuration, logger: logger) { client in
+                let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: batchSize)
+                for projector in projectors {
+                    let printer = ProgressPrinter()
+                    let report: RebuildReport
+                    do {
+                        report = try await rebuilder.rebuild(projector) { printer.show($0) }
+                    } catch let error as RebuildError {
+                        throw CLIError(error.description)
+                    }
+                    printer.finish()
+                    let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
+                    let cutoverMs = Double(report.cutoverDuration.components.seconds) * 1000 + Double(report.cutoverDuration.components.attoseconds) / 1e15
+                    print(String(format: "rebuilt %@: %lld events in %.1f s%@, writes paused %.0f ms for the swap",
+                                 report.projector, report.eventsApplied, seconds, report.resumed ? " (resumed)" : "", cutoverMs))
+                }
+            }
+        }
+    }
+}
+
+/// Progress on stderr: one line redrawn in place on a terminal, a line every few seconds otherwise.
+final class ProgressPrinter: Sendable {
+    private let isTerminal = isatty(FileHandle.standardError.fileDescriptor) == 1
+    private let lastPrinted = Mutex<Duration?>(nil)
+
+    func show(_ progress: RebuildProgress) {
+        let interval: Duration = isTerminal ? .milliseconds(100) : .seconds(5)
+        let due = lastPrinted.withLock { last -> Bool in
+            if let last, progress.elapsed - last < interval, progress.phase == .replaying { return false }
+            last = progress.elapsed
+            return true
+        }
+        guard due else { return }
+        let eta = progress.eta.map { "ETA \(Self.clock($0))" } ?? ""
+        let line = String(format: "%@: %@ %lld / ~%lld events, %.0f events/s %@",
+                          progress.projector, progress.phase.rawValue, progress.eventsApplied, progress.eventsEstimated,
+                          progress.eventsPerSecond, eta)
+        FileHandle.standardError.write(Data((isTerminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+    }
+
+    func finish() {
+        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func clock(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        return String(format: "%lld:%02lld", seconds / 60, seconds % 60)
+    }
+}

@@ -1,0 +1,61 @@
+import API
+import ArgumentParser
+import Core
+import EventStore
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import PostgresNIO
+import Projections
+import Prometheus
+import ServiceLifecycle
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP API with the async projectors.")
+
+    @Flag(help: "Do not apply pending migrations on start (the server then refuses to start if any are pending).")
+    var noMigrate = false
+
+    func run() async throws {
+        var loaded = try Environment.configuration()
+        if noMigrate { loaded.migrateOnStart = false }
+        let configuration = loaded
+        let logger = Environment.logger("lifelog", level: configuration.logLevel)
+        let migrator = try Environment.migrator(configuration)
+
+        let pending = try await Environment.withOwnerClient(configuration, logger: logger) { client in
+            if configuration.migrateOnStart {
+                for migration in try await migrator.migrate(on: client, logger: logger) {
+                    logger.info("applied migration", metadata: ["file": "\(migration.fileName)"])
+                }
+                return [Migration]()
+            }
+            return try await migrator.pending(on: client, logger: logger)
+        }
+        guard pending.isEmpty else {
+            throw CLIError("\(pending.count) migration(s) are not applied (first: \(pending[0].fileName)); run `lifelog migrate`")
+        }
+
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let client = PostgresClient(
+            configuration: configuration.databaseURL.clientConfiguration(
+                role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections),
+            backgroundLogger: logger)
+        let dependencies = AppDependencies(
+            client: client, migrator: migrator, metrics: registry, maxBodyBytes: configuration.maxBodyBytes)
+        let app = buildApplication(dependencies, host: configuration.host, port: configuration.port, logger: logger)
+        let projections = ProjectionService(
+            client: client, listener: try configuration.databaseURL.connectionConfiguration(),
+            projectors: dependencies.projectors, pollInterval: configuration.projectorPollInterval, logger: logger)
+
+        // One group: SIGTERM or SIGINT stops the HTTP server first, then the projectors, then the pool.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: client), .init(service: projections), .init(service: app)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        logger.info("lifelog listening", metadata: ["address": "\(configuration.host):\(configuration.port)", "database": "\(configuration.databaseURL)"])
+        try await group.run()
+    }
+}

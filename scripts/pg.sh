@@ -100,7 +100,10 @@ init_cluster() { # datadir port mode
 start_cluster() { # datadir
   local dir=$1
   if as_owner "$bindir/pg_ctl" -D "$dir" status >/dev/null 2>&1; then return 0; fi
-  as_owner "$bindir/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null \
+  # The server outlives this script: it must not inherit our caller's descriptors (a caller
+  # waiting for a pipe or socket to close would wait for the server to stop).
+  ( for fd in $(ls /proc/$BASHPID/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+    as_owner "$bindir/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ) \
     || { cat "$dir/server.log" >&2 || true; die "PostgreSQL did not start (log: $dir/server.log)"; }
 }
 

@@ -1,0 +1,112 @@
+import API
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+import TestSupport
+
+@Suite struct OperationsRoutesTests {
+    let logger = TestDatabase.logger
+
+    func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576) throws -> some ApplicationProtocol {
+        let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
+        return buildApplication(AppDependencies(client: client, migrator: migrator, maxBodyBytes: maxBodyBytes), logger: logger)
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] ?? [:]
+    }
+
+    @Test func healthAndReadinessWhenMigrated() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            try await app(client).test(.router) { http in
+                try await http.execute(uri: "/healthz", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let body = try Self.json(response.body)
+                    #expect(body["status"] as? String == "ok")
+                }
+                try await http.execute(uri: "/readyz", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let body = try Self.json(response.body)
+                    #expect(body["database"] as? String == "up")
+                    #expect(body["migrations"] as? String == "current")
+                }
+            }
+        }
+    }
+
+    @Test func notReadyWhileMigrationsArePending() async throws {
+        try await TestDatabase.withAppClient(migrated: false) { _, client in
+            try await app(client).test(.router) { http in
+                try await http.execute(uri: "/readyz", method: .get) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                    let detail = try Self.json(response.body)["detail"] as? String ?? ""
+                    #expect(detail.contains("migration"))
+                }
+            }
+        }
+    }
+
+    @Test func notReadyWhenTheDatabaseCannotBeReached() async throws {
+        let unreachable = DatabaseURL(host: "127.0.0.1", port: 1, username: "lifelog", database: "lifelog")
+        try await PostgresClient.withRunning(unreachable.clientConfiguration(), logger: logger) { client in
+            try await app(client).test(.router) { http in
+                try await http.execute(uri: "/readyz", method: .get) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(response.headers[.retryAfter] == "5")
+                    let body = try Self.json(response.body)
+                    #expect(body["title"] as? String == "Database unavailable")
+                }
+                try await http.execute(uri: "/healthz", method: .get) { response in
+                    #expect(response.status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test func unknownRoutesAndMethodsAreProblems() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            try await app(client).test(.router) { http in
+                try await http.execute(uri: "/nowhere", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                    let body = try Self.json(response.body)
+                    #expect(body["status"] as? Int == 404)
+                }
+                try await http.execute(uri: "/healthz", method: .delete) { response in
+                    #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.allow] == "GET")
+                }
+            }
+        }
+    }
+
+    @Test func bodiesOverTheLimitAre413() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            try await app(client, maxBodyBytes: 2_048).test(.router) { http in
+                let big = ByteBuffer(repeating: UInt8(ascii: "a"), count: 4_096)
+                try await http.execute(uri: "/healthz", method: .post, headers: [.contentType: "application/json"], body: big) { response in
+                    #expect(response.status == .contentTooLarge)
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                }
+            }
+        }
+    }
+
+    @Test func metricsSpeakPrometheusText() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            try await app(client).test(.router) { http in
+                try await http.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+                    let text = String(buffer: response.body)
+                    #expect(text.contains(#"lifelog_projector_lag_events{projector="owner_activity"} 0"#))
+                    #expect(text.contains("lifelog_database_up 1"))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import API
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+import TestSupport
+
+/// Stops a real PostgreSQL under a running application and starts it again: /readyz must say
+/// 503 while it is down and 200 once it is back, with no restart of the application.
+@Suite(.serialized) struct ReadinessRecoveryTests {
+    let logger = TestDatabase.logger
+
+    /// Runs scripts/pg.sh; its output goes to a file, since the server it starts outlives it.
+    func pg(_ arguments: String...) async throws -> String {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [TestDatabase.packageRoot.appendingPathComponent("scripts/pg.sh").path] + arguments
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        guard process.terminationStatus == 0 else { throw CLIFailure(arguments: arguments) }
+        return try String(contentsOf: outputFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct CLIFailure: Error { var arguments: [String] }
+
+    func readyStatus(_ http: some TestClientProtocol) async throws -> HTTPResponse.Status {
+        try await http.execute(uri: "/readyz", method: .get) { $0.status }
+    }
+
+    @Test func readinessFollowsTheDatabaseDownAndBackUp() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifelog-recovery-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            try await checkReadiness(clusterDirectory: directory)
+        } catch {
+            _ = try? await pg("stop", directory.path)
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        _ = try? await pg("stop", directory.path)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func checkReadiness(clusterDirectory directory: URL) async throws {
+        let url = try DatabaseURL(parsing: try await pg("start", "test", directory.path))
+        let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
+        try await PostgresClient.withRunning(url.clientConfiguration(), logger: logger) { client in
+            try await migrator.migrate(on: client, logger: logger)
+            let app = buildApplication(AppDependencies(client: client, migrator: migrator), logger: logger)
+            try await app.test(.router) { http in
+                #expect(try await readyStatus(http) == .ok)
+                _ = try await pg("stop", directory.path)
+                #expect(try await readyStatus(http) == .serviceUnavailable)
+                _ = try await pg("start", "test", directory.path)
+                let deadline = ContinuousClock.now + .seconds(20)
+                var status = HTTPResponse.Status.serviceUnavailable
+                while ContinuousClock.now < deadline {
+                    status = try await readyStatus(http)
+                    if status == .ok { break }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                #expect(status == .ok)
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 #
 #   scripts/pg.sh start dev          persistent cluster, data in .data/postgres (port 54329)
 #   scripts/pg.sh start test DIR     throwaway cluster in DIR with fast, non-durable settings
+#   scripts/pg.sh start bench DIR    throwaway cluster in DIR with durable settings (fsync on)
 #   scripts/pg.sh stop  dev|DIR
 #   scripts/pg.sh url   dev          prints the DATABASE_URL of the dev cluster
 #
@@ -121,12 +122,12 @@ case "$cmd" in
         -c "SELECT 1 FROM pg_database WHERE datname = 'lifelog'" | grep -q 1 \
         || as_owner "$bindir/createdb" -h 127.0.0.1 -p "$(port_of "$dir")" -U lifelog lifelog
       echo "postgres://lifelog@127.0.0.1:$(port_of "$dir")/lifelog"
-    elif [ "$target" = test ]; then
-      dir=${3:?usage: pg.sh start test DIR}
+    elif [ "$target" = test ] || [ "$target" = bench ]; then
+      dir=${3:?usage: pg.sh start test|bench DIR}
       mkdir -p "$dir"
       [ "$(id -u)" = 0 ] && chown postgres: "$dir"
       owner_can_reach "$dir" || die "$dir is not writable by the postgres user"
-      init_cluster "$dir" "$(free_port)" test
+      init_cluster "$dir" "$(free_port)" "$target"
       start_cluster "$dir"
       echo "postgres://lifelog@127.0.0.1:$(port_of "$dir")/postgres"
     else

@@ -136,7 +136,7 @@ public struct PostgresEventStore: Sendable {
 
     static func readEvents(ids: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
         let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
                    event_type, schema_version, data::text, metadata::text, recorded_at
             FROM events WHERE event_id = ANY(\(ids)::uuid[]) ORDER BY global_position
             """, logger: logger)
@@ -146,7 +146,7 @@ public struct PostgresEventStore: Sendable {
     /// Events of one stream from `version` on (1-based), in stream order.
     public func readStream(_ streamId: String, from version: Int64 = 1, limit: Int = 10_000) async throws -> [RecordedEvent] {
         let rows = try await client.query("""
-            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
                    event_type, schema_version, data::text, metadata::text, recorded_at
             FROM events WHERE stream_id = \(streamId) AND stream_version >= \(version)
             ORDER BY stream_version LIMIT \(limit)
@@ -170,13 +170,13 @@ public struct PostgresEventStore: Sendable {
     ) async throws -> [RecordedEvent] {
         let tx = String(position.transactionId)
         let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
                    event_type, schema_version, data::text, metadata::text, recorded_at
             FROM events
             WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
               AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
               AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
-            ORDER BY transaction_id, global_position LIMIT \(limit)
+            ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
             """, logger: logger)
         return try await decode(rows)
     }
@@ -189,12 +189,12 @@ public struct PostgresEventStore: Sendable {
     ) async throws -> [RecordedEvent] {
         let tx = String(position.transactionId)
         let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text, event_id, owner_id, stream_id, stream_version,
+            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
                    event_type, schema_version, data::text, metadata::text, recorded_at
             FROM events
             WHERE (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
               AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
-            ORDER BY transaction_id, global_position LIMIT \(limit)
+            ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
             """, logger: logger)
         return try await decode(rows)
     }

@@ -26,6 +26,25 @@ struct ChaosHook: AppendHook {
 @Suite struct GapSafeReadTests {
     let logger = TestDatabase.logger
 
+    /// Transaction ids order as numbers: 999 before 1002 (a text sort would put 1002 first).
+    @Test func theLogIsReadInNumericTransactionOrder() async throws {
+        try await TestDatabase.with { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in
+                for (tx, stream) in [("1002", "t-b"), ("999", "t-a"), ("10000", "t-c")] {
+                    try await client.run("""
+                        INSERT INTO events (transaction_id, event_id, owner_id, stream_id, stream_version, event_type, data, metadata)
+                        VALUES (\(tx)::xid8, gen_random_uuid(), gen_random_uuid(), \(stream), 1, 'test', '{}', '{}')
+                        """, logger: logger)
+                }
+                let store = PostgresEventStore(client: client, logger: logger)
+                let all = try await store.readAll(after: .start, limit: 10)
+                #expect(all.map(\.streamId) == ["t-a", "t-b", "t-c"])
+                let afterFirst = try await store.readAll(after: all[0].position, limit: 10)
+                #expect(afterFirst.map(\.streamId) == ["t-b", "t-c"])
+            }
+        }
+    }
+
     /// 16 writers on shared and private streams, with rolled-back and slow transactions, while a
     /// gap-safe reader follows the log. The reader must end with every committed event exactly
     /// once, none of the rolled-back ones, in checkpoint order and in each stream's version order.

@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "Domain", swiftSettings: swiftSettings),
@@ -55,8 +56,9 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Core", "Projections",
+                "Core", "Projections", "Domain",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -82,16 +84,16 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["EventStore", "Projections", "API", .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["EventStore", "Projections", "API", "Core", "Domain", .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DomainTests", dependencies: ["Domain"], swiftSettings: swiftSettings),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Core"], swiftSettings: swiftSettings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
-            dependencies: ["API", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["API", "Core", "Domain", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,3 +1,5 @@
+import Core
+import Domain
 import EventStore
 import Foundation
 import Hummingbird
@@ -9,6 +11,8 @@ import Prometheus
 /// Everything the HTTP application needs; the executable and the tests both build one.
 public struct AppDependencies: Sendable {
     public var client: PostgresClient
+    public var accounts: AccountService
+    public var clock: any WallClock
     public var migrator: Migrator
     public var projectors: [any Projector]
     public var metrics: PrometheusCollectorRegistry
@@ -16,11 +20,13 @@ public struct AppDependencies: Sendable {
     public var readinessTimeout: Duration
 
     public init(
-        client: PostgresClient, migrator: Migrator, projectors: [any Projector] = ProjectionCatalog.all(),
+        client: PostgresClient, accounts: AccountService, clock: any WallClock, migrator: Migrator, projectors: [any Projector] = ProjectionCatalog.all(),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maxBodyBytes: Int = 1_048_576,
         readinessTimeout: Duration = .seconds(2)
     ) {
         self.client = client
+        self.accounts = accounts
+        self.clock = clock
         self.migrator = migrator
         self.projectors = projectors
         self.metrics = metrics
@@ -34,10 +40,17 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(ProblemMiddleware(routes: routes))
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
+    router.middlewares.add(AuthMiddleware(accounts: dependencies.accounts))
+    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
         .register(on: router)
     MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)
         .register(on: router)
+    AccountRoutes(accounts: dependencies.accounts).register(on: router.group("api/v1"))
+    router.get("/openapi.yaml") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+    }
     routes.load(from: router)
     return router
 }
@@ -51,4 +64,11 @@ public func buildApplication(
         router: buildRouter(dependencies),
         configuration: .init(address: .hostname(host, port: port), serverName: "lifelog"),
         logger: logger)
+}
+
+/// Builds the event store with every inline projector and the account service on `client`.
+public func makeAccountService(client: PostgresClient, keys: [SigningKey], clock: any WallClock, hasher: PasswordHasher = PasswordHasher(), logger: Logger) async throws -> AccountService {
+    let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: ProjectionCatalog.all()), logger: logger)
+    let tokens = try await AccessTokens(keys: keys, clock: clock)
+    return try await AccountService(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
 }

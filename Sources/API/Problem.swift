@@ -1,3 +1,5 @@
+import Core
+import Domain
 import EventStore
 import Foundation
 import Hummingbird
@@ -84,6 +86,10 @@ public enum ProblemMapping {
             return problem
         case let http as HTTPError:
             return httpProblem(http)
+        case let failure as ValidationFailure:
+            return .invalid(failure.errors.map { Problem.FieldError(field: $0.field, message: $0.message) })
+        case let auth as AuthError:
+            return authProblem(auth)
         case let storeError as EventStoreError:
             switch storeError {
             case .wrongExpectedVersion:
@@ -95,11 +101,49 @@ public enum ProblemMapping {
             case .emptyAppend, .appendNotFirstWrite, .invalidEventData:
                 return nil
             }
-        case is DecodingError:
-            return .badRequest(describe(error as? DecodingError))
+        case let decoding as DecodingError:
+            // A missing or mistyped field is invalid input (422); a body that is not JSON is malformed (400).
+            switch decoding {
+            case .keyNotFound(let key, let context):
+                return .invalid([Problem.FieldError(field: path(context.codingPath + [key]), message: "is required")])
+            case .typeMismatch(_, let context), .valueNotFound(_, let context):
+                return .invalid([Problem.FieldError(field: path(context.codingPath), message: "has the wrong type")])
+            case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+                return .invalid([Problem.FieldError(field: path(context.codingPath), message: "is not valid")])
+            default:
+                return .badRequest(describe(decoding))
+            }
         default:
             if PostgresErrors.isConnectionFailure(error) { return .databaseUnavailable() }
             return nil
+        }
+    }
+
+    static func authProblem(_ auth: AuthError) -> Problem {
+        switch auth {
+        case .invalidCredentials:
+            Problem(type: Problem.base + "invalid-credentials", title: "Invalid credentials", status: 401,
+                    detail: "The email or the password is wrong.")
+        case .throttled(let seconds):
+            Problem(type: Problem.base + "throttled", title: "Too many attempts", status: 429,
+                    detail: "Too many failed attempts; try again in \(seconds) seconds.", retryAfter: seconds)
+        case .unauthenticated(let detail):
+            Problem(type: Problem.base + "unauthenticated", title: "Unauthenticated", status: 401, detail: detail)
+        case .forbidden(let detail):
+            Problem(type: Problem.base + "forbidden", title: "Forbidden", status: 403, detail: detail)
+        case .invalidRefreshToken:
+            Problem(type: Problem.base + "invalid-refresh-token", title: "Unauthenticated", status: 401,
+                    detail: "The refresh token is not valid (spent, expired or revoked); log in again.")
+        case .emailTaken:
+            Problem(type: Problem.base + "email-taken", title: "Conflict", status: 409, detail: "An account with this email already exists.")
+        case .notFound:
+            .notFound()
+        case .invalidPairingCode:
+            Problem(type: Problem.base + "invalid-pairing-code", title: "Unauthenticated", status: 401,
+                    detail: "The pairing code is wrong, expired or already used.")
+        case .versionMismatch(let current):
+            Problem(type: Problem.base + "precondition-failed", title: "Precondition failed", status: 412,
+                    detail: "The resource is at version \(current); reload it and apply the change again.")
         }
     }
 

@@ -24,12 +24,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 if problem.statusCode == 503 {
                     context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
                 }
-                return try problem.response(from: request, context: context)
+                return try ProblemTitles.localize(problem, for: request).response(from: request, context: context)
             }
             context.logger.error("unhandled error", metadata: [
                 "error": "\(String(reflecting: error))", "path": "\(request.uri.path)",
             ])
-            return try Problem.internalError.response(from: request, context: context)
+            return try ProblemTitles.localize(Problem.internalError, for: request).response(from: request, context: context)
         }
     }
 }

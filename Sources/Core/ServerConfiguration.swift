@@ -16,12 +16,17 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     public var projectorPollInterval: Duration
     public var databaseMaxConnections: Int
+    /// Local state of a development setup (the generated signing key).
+    public var dataDirectory: URL
+    public var signingKeys: [SigningKey]
 
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
 
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfiguration {
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "lifelog")
+    ) throws -> ServerConfiguration {
         guard let rawURL = environment["DATABASE_URL"], !rawURL.isEmpty else {
             throw Invalid(description: "DATABASE_URL is not set (scripts/serve starts a local PostgreSQL and sets it for you)")
         }
@@ -44,6 +49,13 @@ public struct ServerConfiguration: Sendable {
         } else {
             level = .info
         }
+        let dataDirectory = URL(fileURLWithPath: environment["LIFELOG_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? ".data")
+        let keys: [SigningKey]
+        do {
+            keys = try SigningKeyConfiguration.keys(environment: environment, dataDirectory: dataDirectory, logger: logger)
+        } catch let error as SigningKeyConfiguration.Invalid {
+            throw Invalid(description: error.description)
+        }
         let migrate = environment["LIFELOG_MIGRATE_ON_START"].map { !["0", "false", "no"].contains($0.lowercased()) } ?? true
         return ServerConfiguration(
             databaseURL: url,
@@ -55,6 +67,8 @@ public struct ServerConfiguration: Sendable {
             logLevel: level,
             maxBodyBytes: try integer("MAX_BODY_BYTES", default: 1_048_576, in: 1_024...104_857_600),
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
-            databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500))
+            databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
+            dataDirectory: dataDirectory,
+            signingKeys: keys)
     }
 }

@@ -20,6 +20,10 @@ public enum PostgresErrors {
         (unwrap(error) as? PSQLError)?.serverInfo?[.detail]
     }
 
+    public static func constraint(_ error: any Error) -> String? {
+        (unwrap(error) as? PSQLError)?.serverInfo?[.constraintName]
+    }
+
     public static func message(_ error: any Error) -> String? {
         (unwrap(error) as? PSQLError)?.serverInfo?[.message]
     }

@@ -18,27 +18,36 @@ public struct PostgresEventStore: Sendable {
 
     /// Appends `events` to `stream` if it is at `expected`, in one transaction with the inline
     /// projectors. Re-sending a batch whose event ids are already stored returns the stored events.
+    /// Work that commits or rolls back with an append, after the inline projectors: security
+    /// state that must change exactly when an event is stored (a password hash, a revocation).
+    public typealias AlsoInTransaction = @Sendable (PostgresConnection, AppendResult) async throws -> Void
+
     @discardableResult
-    public func append(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent]) async throws -> AppendResult {
+    public func append(
+        to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction? = nil
+    ) async throws -> AppendResult {
         guard !events.isEmpty else { throw EventStoreError.emptyAppend }
         do {
-            return try await appendOnce(to: stream, expected: expected, events: events)
-        } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation {
+            return try await appendOnce(to: stream, expected: expected, events: events, also: also)
+        } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation
+            && PostgresErrors.constraint(error) == "events_event_id_key" {
             // A concurrent append stored one of these event ids first (in another stream, so no
             // stream lock ordered us). Retrying sees it and replays or reports the conflict.
-            return try await appendOnce(to: stream, expected: expected, events: events)
+            return try await appendOnce(to: stream, expected: expected, events: events, also: also)
         }
     }
 
-    private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent]) async throws -> AppendResult {
+    private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction?) async throws -> AppendResult {
         let metadata = try events.map { try Self.encodeMetadata($0.metadata) }
         let query = Self.appendQuery(stream: stream, expected: expected, events: events, metadata: metadata)
         do {
-            if let hook {
+            if hook != nil || also != nil {
+                let hook = self.hook
                 return try await client.withTransaction(logger: logger) { connection in
                     let result = try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, on: connection, logger: logger)
                     if !result.replayed {
-                        try await hook.didAppend(result.events, on: connection, logger: logger)
+                        try await hook?.didAppend(result.events, on: connection, logger: logger)
+                        try await also?(connection, result)
                     }
                     return result
                 }

@@ -4,6 +4,7 @@ public enum ProjectionCatalog {
         [
             StreamSummaryProjector(),
             OwnerActivityProjector(),
+            AccountsProjector(),
         ]
     }
 

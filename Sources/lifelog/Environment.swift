@@ -13,7 +13,7 @@ enum Environment {
 
     static func configuration() throws -> ServerConfiguration {
         do {
-            return try ServerConfiguration.fromEnvironment()
+            return try ServerConfiguration.fromEnvironment(logger: logger("lifelog"))
         } catch let error as ServerConfiguration.Invalid {
             throw CLIError(error.description)
         }

@@ -43,8 +43,13 @@ struct Serve: AsyncParsableCommand {
             configuration: configuration.databaseURL.clientConfiguration(
                 role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections),
             backgroundLogger: logger)
+        let clock = SystemClock()
+        // The account service needs the pool running (its decoy hash is made on the thread pool
+        // only), so it is built before the group starts and uses the pool once the group runs.
+        let accounts = try await makeAccountService(client: client, keys: configuration.signingKeys, clock: clock, logger: logger)
         let dependencies = AppDependencies(
-            client: client, migrator: migrator, metrics: registry, maxBodyBytes: configuration.maxBodyBytes)
+            client: client, accounts: accounts, clock: clock, migrator: migrator, metrics: registry,
+            maxBodyBytes: configuration.maxBodyBytes)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port, logger: logger)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),

@@ -1,4 +1,5 @@
 import API
+import Core
 import EventStore
 import Foundation
 import Hummingbird
@@ -10,9 +11,12 @@ import TestSupport
 @Suite struct OperationsRoutesTests {
     let logger = TestDatabase.logger
 
-    func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576) throws -> some ApplicationProtocol {
+    func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576) async throws -> some ApplicationProtocol {
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
-        return buildApplication(AppDependencies(client: client, migrator: migrator, maxBodyBytes: maxBodyBytes), logger: logger)
+        let clock = MutableClock(Date())
+        let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
+        return buildApplication(
+            AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes), logger: logger)
     }
 
     static func json(_ buffer: ByteBuffer) throws -> [String: Any] {

@@ -1,4 +1,5 @@
 import API
+import Core
 import EventStore
 import Foundation
 import Hummingbird
@@ -53,7 +54,9 @@ import TestSupport
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
         try await PostgresClient.withRunning(url.clientConfiguration(), logger: logger) { client in
             try await migrator.migrate(on: client, logger: logger)
-            let app = buildApplication(AppDependencies(client: client, migrator: migrator), logger: logger)
+            let clock = MutableClock(Date())
+            let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
+            let app = buildApplication(AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator), logger: logger)
             try await app.test(.router) { http in
                 #expect(try await readyStatus(http) == .ok)
                 _ = try await pg("stop", directory.path)

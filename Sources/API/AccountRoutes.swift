@@ -1,0 +1,130 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+
+/// `/api/v1/auth/*`, `/api/v1/me*`, `/api/v1/devices*`, `/api/v1/pair`, `/api/v1/ingest/whoami`.
+struct AccountRoutes {
+    let accounts: AccountService
+
+    struct RegisterRequest: Decodable {
+        var email: String
+        var password: String
+        var name: String
+        var timezone: String
+        var language: String?
+        var currency: String?
+    }
+    struct LoginRequest: Decodable {
+        var email: String
+        var password: String
+    }
+    struct RefreshRequest: Decodable { var refreshToken: String }
+    struct PasswordRequest: Decodable {
+        var currentPassword: String
+        var newPassword: String
+    }
+    struct DeviceRequest: Decodable {
+        var name: String
+        var kind: String
+    }
+    struct PairRequest: Decodable {
+        var code: String
+        var deviceName: String
+        var kind: String?
+    }
+    struct PairingCodeDTO: ResponseEncodable {
+        var code: String
+        var expiresAt: Date
+    }
+    struct WhoAmIDTO: ResponseEncodable {
+        var userId: String
+        var deviceId: String?
+        var scope: String
+    }
+    struct DevicePosition: Codable {
+        var createdAt: Date
+        var id: UUID
+    }
+
+    func register(on api: RouterGroup<AppRequestContext>) {
+        let accounts = self.accounts
+        api.post("auth/register") { request, context in
+            let body = try await request.json(RegisterRequest.self, context: context)
+            let (user, pair) = try await accounts.register(.init(
+                email: body.email, password: body.password, name: body.name, timezone: body.timezone,
+                language: body.language, currency: body.currency))
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(user.version)], response: TokenDTO(pair, user: user))
+        }
+        api.post("auth/login") { request, context in
+            let body = try await request.json(LoginRequest.self, context: context)
+            let (user, pair) = try await accounts.login(email: body.email, password: body.password, address: context.remoteAddress)
+            return TokenDTO(pair, user: user)
+        }
+        api.post("auth/refresh") { request, context in
+            let body = try await request.json(RefreshRequest.self, context: context)
+            return TokenDTO(try await accounts.refresh(body.refreshToken))
+        }
+        api.post("pair") { request, context in
+            let body = try await request.json(PairRequest.self, context: context)
+            let (device, key) = try await accounts.pair(
+                code: body.code, deviceName: body.deviceName, kind: body.kind ?? "other", address: context.remoteAddress)
+            return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
+        }
+
+        let ingestion = api.group("ingest", context: IngestionRequestContext.self)
+        ingestion.get("whoami") { _, context in
+            switch context.identity {
+            case .device(let userId, let deviceId):
+                WhoAmIDTO(userId: userId.uuidString.lowercased(), deviceId: deviceId.uuidString.lowercased(), scope: "ingestion")
+            case .user(let userId, _):
+                WhoAmIDTO(userId: userId.uuidString.lowercased(), deviceId: nil, scope: "user")
+            }
+        }
+
+        let user = api.group(context: UserRequestContext.self)
+        user.post("auth/logout") { _, context in
+            try await accounts.logout(sessionId: context.sessionId, userId: context.userId)
+            return Response(status: .noContent)
+        }
+        user.post("auth/logout-all") { _, context in
+            try await accounts.logoutAll(userId: context.userId)
+            return Response(status: .noContent)
+        }
+        user.get("me") { _, context in
+            let record = try await accounts.user(context.userId)
+            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
+        }
+        user.patch("me") { request, context in
+            let change = try await request.json(ProfileChange.self, context: context)
+            let record = try await accounts.updateProfile(context.userId, change: change, ifMatch: try ETag.ifMatch(request))
+            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
+        }
+        user.post("me/password") { request, context in
+            let body = try await request.json(PasswordRequest.self, context: context)
+            return TokenDTO(try await accounts.changePassword(context.userId, current: body.currentPassword, new: body.newPassword))
+        }
+        user.post("devices") { request, context in
+            let body = try await request.json(DeviceRequest.self, context: context)
+            let (device, key) = try await accounts.createDevice(context.userId, name: body.name, kind: body.kind)
+            return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
+        }
+        user.get("devices") { request, context in
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(DevicePosition.self, request.uri.queryParameters.get("cursor"))
+            let devices = try await accounts.devices(context.userId, after: after.map { ($0.createdAt, $0.id) }, limit: limit + 1)
+            let page = Array(devices.prefix(limit))
+            let next = devices.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil
+            return Page(items: page.map { DeviceDTO($0) }, nextCursor: next)
+        }
+        user.delete("devices/{id}") { _, context in
+            guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw AuthError.notFound }
+            try await accounts.revokeDevice(context.userId, deviceId: id)
+            return Response(status: .noContent)
+        }
+        user.post("devices/pairing-codes") { _, context in
+            let (code, expires) = try await accounts.createPairingCode(context.userId)
+            return EditedResponse(status: .created, response: PairingCodeDTO(code: code, expiresAt: expires))
+        }
+    }
+}

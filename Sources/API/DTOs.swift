@@ -1,0 +1,119 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+
+struct RemindersDTO: Codable {
+    var morningTime: String
+    var eveningTime: String
+    var enabledKinds: [String]
+}
+
+struct UserDTO: ResponseEncodable {
+    var id: String
+    var email: String
+    var name: String
+    var timezone: String
+    var dayStartHour: Int
+    var weekStart: Int
+    var currency: String
+    var language: String
+    var reminders: RemindersDTO
+    var createdAt: Date
+    var version: Int64
+
+    init(_ user: UserRecord) {
+        let p = user.profile
+        id = user.id.uuidString.lowercased()
+        email = p.email
+        name = p.name
+        timezone = p.timezone
+        dayStartHour = p.dayStartHour
+        weekStart = p.weekStart
+        currency = p.currency
+        language = p.language.rawValue
+        reminders = RemindersDTO(morningTime: p.morningTime.description, eveningTime: p.eveningTime.description,
+                                 enabledKinds: p.reminderKinds.map(\.rawValue))
+        createdAt = user.createdAt
+        version = user.version
+    }
+}
+
+struct TokenDTO: ResponseEncodable {
+    var accessToken: String
+    var refreshToken: String
+    var tokenType = "Bearer"
+    var expiresIn: Int
+    var user: UserDTO?
+
+    init(_ pair: TokenPair, user: UserRecord? = nil) {
+        accessToken = pair.accessToken
+        refreshToken = pair.refreshToken
+        expiresIn = pair.expiresIn
+        self.user = user.map(UserDTO.init)
+    }
+}
+
+struct DeviceDTO: ResponseEncodable {
+    var id: String
+    var name: String
+    var kind: String
+    var createdAt: Date
+    var lastUsedAt: Date?
+    /// Present once, in the answer that created the device.
+    var apiKey: String?
+
+    init(_ device: DeviceRecord, apiKey: String? = nil) {
+        id = device.id.uuidString.lowercased()
+        name = device.name
+        kind = device.kind
+        createdAt = device.createdAt
+        lastUsedAt = device.lastUsedAt
+        self.apiKey = apiKey
+    }
+}
+
+struct Page<Item: Encodable & Sendable>: ResponseEncodable {
+    var items: [Item]
+    var nextCursor: String?
+}
+
+/// Opaque cursors: base64url of a small JSON position. Clients pass them back unchanged.
+enum Cursor {
+    static func encode(_ position: some Encodable) -> String? {
+        guard let data = try? JSONEncoder().encode(position) else { return nil }
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ cursor: String?) throws -> T? {
+        guard let cursor, !cursor.isEmpty else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(T.self, from: data) else {
+            throw Problem.badRequest("The cursor is not one this server gave out.")
+        }
+        return value
+    }
+
+    /// `limit` from the query: 1…100, default 50.
+    static func limit(_ request: Request) throws -> Int {
+        guard let raw = request.uri.queryParameters.get("limit") else { return 50 }
+        guard let limit = Int(raw), (1...100).contains(limit) else {
+            throw Problem.invalid([.init(field: "limit", message: "must be a whole number from 1 to 100")])
+        }
+        return limit
+    }
+}
+
+/// `If-Match: "3"` → 3; absent or `*` → nil.
+enum ETag {
+    static func header(_ version: Int64) -> String { "\"\(version)\"" }
+
+    static func ifMatch(_ request: Request) throws -> Int64? {
+        guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
+        let stripped = raw.replacingOccurrences(of: "W/", with: "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard let version = Int64(stripped) else { throw Problem.badRequest("If-Match must be an ETag this server gave out.") }
+        return version
+    }
+}

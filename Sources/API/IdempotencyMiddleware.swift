@@ -1,0 +1,105 @@
+import Core
+import Crypto
+import Domain
+import EventStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// `Idempotency-Key` on POST: the same key with the same request replays the first response
+/// (status and body); the same key with another request is 422. Keys are per user, kept at least
+/// 24 hours. Only successful responses are kept: a failed request may be retried with its key.
+struct IdempotencyMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    static let header = HTTPField.Name("Idempotency-Key")!
+    let client: PostgresClient
+    let clock: any WallClock
+    let maxBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .post, let key = request.headers[Self.header], let userId = context.identity?.userId else {
+            return try await next(request, context)
+        }
+        guard !key.isEmpty, key.count <= 200 else {
+            throw Problem.invalid([.init(field: "Idempotency-Key", message: "must be 1 to 200 characters")])
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: maxBodyBytes)
+        var hasher = SHA256()
+        hasher.update(data: Data("\(request.method) \(request.uri.path)\n".utf8))
+        hasher.update(data: Data(buffer: body))
+        let requestHash = ByteBuffer(bytes: hasher.finalize())
+        let now = clock.now()
+        let logger = context.logger
+
+        var claimed = false
+        for try await _ in try await client.query("""
+            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
+            ON CONFLICT (user_id, key) DO NOTHING RETURNING 1
+            """, logger: logger) { claimed = true }
+        if !claimed {
+            return try await replay(userId: userId, key: key, requestHash: requestHash, logger: logger)
+        }
+        do {
+            let response = try await next(request, context)
+            guard (200..<300).contains(response.status.code) else {
+                try await release(userId: userId, key: key, logger: logger)
+                return response
+            }
+            let collected = CollectedBody()
+            try await response.body.write(BodyCollector(target: collected))
+            let bytes = collected.buffer
+            try await client.run("""
+                UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
+                  body = \(bytes)
+                WHERE user_id = \(userId) AND key = \(key)
+                """, logger: logger)
+            try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
+            var stored = Response(status: response.status, headers: response.headers, body: .init(byteBuffer: bytes))
+            stored.headers[.contentLength] = String(bytes.readableBytes)
+            return stored
+        } catch {
+            try? await release(userId: userId, key: key, logger: logger)
+            throw error
+        }
+    }
+
+    private func release(userId: UUID, key: String, logger: Logger) async throws {
+        try await client.run("DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND status IS NULL", logger: logger)
+    }
+
+    private func replay(userId: UUID, key: String, requestHash: ByteBuffer, logger: Logger) async throws -> Response {
+        let rows = try await client.query("""
+            SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
+            """, logger: logger)
+        for try await (hash, status, contentType, body) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?).self) {
+            guard hash == requestHash else {
+                throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
+            }
+            guard let status, let body else {
+                throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
+            }
+            var headers: HTTPFields = [.init("Idempotent-Replayed")!: "true"]
+            if let contentType { headers[.contentType] = contentType }
+            return Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body))
+        }
+        throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
+    }
+}
+
+/// Collects a response body so it can be stored and sent again.
+final class CollectedBody: @unchecked Sendable {
+    // Written by one writer in sequence, read after it has finished.
+    var buffer = ByteBuffer()
+}
+
+struct BodyCollector: ResponseBodyWriter {
+    let target: CollectedBody
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        var incoming = buffer
+        target.buffer.writeBuffer(&incoming)
+    }
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

@@ -1,0 +1,350 @@
+/// The OpenAPI 3.1 document served at `/openapi.yaml`, written by hand. A test fails when a
+/// registered route is missing from it (or it lists a route that does not exist).
+enum OpenAPIDocument {
+    static let yaml = #"""
+openapi: 3.1.0
+info:
+  title: lifelog API
+  version: 0.1.0
+  description: >
+    Self-hosted backend for a personal life tracker. JSON with snake_case keys; errors are
+    RFC 9457 problem+json. POST accepts Idempotency-Key; PATCH accepts If-Match with the ETag.
+servers:
+  - url: http://127.0.0.1:8080
+components:
+  securitySchemes:
+    bearer:
+      type: http
+      scheme: bearer
+      bearerFormat: JWT
+      description: Access token from login, register or refresh (15 minutes).
+    deviceKey:
+      type: apiKey
+      in: header
+      name: X-API-Key
+      description: Device key (also accepted as Authorization Bearer or ?key=); ingestion routes only.
+  parameters:
+    IdempotencyKey:
+      name: Idempotency-Key
+      in: header
+      required: false
+      schema: { type: string, maxLength: 200 }
+    Lang:
+      name: lang
+      in: query
+      required: false
+      schema: { type: string, enum: [en, ru, sr] }
+  responses:
+    Problem:
+      description: An RFC 9457 problem
+      content:
+        application/problem+json:
+          schema: { $ref: '#/components/schemas/Problem' }
+  schemas:
+    Problem:
+      type: object
+      required: [type, title, status]
+      properties:
+        type: { type: string, format: uri }
+        title: { type: string }
+        status: { type: integer }
+        detail: { type: string }
+        errors:
+          type: array
+          items:
+            type: object
+            required: [field, message]
+            properties:
+              field: { type: string }
+              message: { type: string }
+    User:
+      type: object
+      required: [id, email, name, timezone, day_start_hour, week_start, currency, language, reminders, created_at, version]
+      properties:
+        id: { type: string, format: uuid }
+        email: { type: string, format: email }
+        name: { type: string }
+        timezone: { type: string, description: IANA time zone name, example: Europe/Belgrade }
+        day_start_hour: { type: integer, minimum: 0, maximum: 23 }
+        week_start: { type: integer, minimum: 1, maximum: 7, description: ISO weekday, 1 = Monday }
+        currency: { type: string, description: ISO 4217 code }
+        language: { type: string, enum: [en, ru, sr] }
+        reminders:
+          type: object
+          required: [morning_time, evening_time, enabled_kinds]
+          properties:
+            morning_time: { type: string, example: "08:00" }
+            evening_time: { type: string, example: "20:00" }
+            enabled_kinds:
+              type: array
+              items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
+        created_at: { type: string, format: date-time }
+        version: { type: integer, description: Also sent as the ETag }
+    TokenPair:
+      type: object
+      required: [access_token, refresh_token, token_type, expires_in]
+      properties:
+        access_token: { type: string }
+        refresh_token: { type: string, description: Opaque; spent on use }
+        token_type: { type: string, enum: [Bearer] }
+        expires_in: { type: integer, description: Seconds }
+        user: { $ref: '#/components/schemas/User' }
+    Device:
+      type: object
+      required: [id, name, kind, created_at]
+      properties:
+        id: { type: string, format: uuid }
+        name: { type: string }
+        kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+        created_at: { type: string, format: date-time }
+        last_used_at: { type: string, format: date-time }
+        api_key: { type: string, description: Only in the answer that created the device }
+    Status:
+      type: object
+      required: [status]
+      properties:
+        status: { type: string }
+        database: { type: string }
+        migrations: { type: string }
+paths:
+  /healthz:
+    get:
+      summary: The process answers
+      responses:
+        '200': { description: OK, content: { application/json: { schema: { $ref: '#/components/schemas/Status' } } } }
+  /readyz:
+    get:
+      summary: Database reachable and migrations applied
+      responses:
+        '200': { description: Ready, content: { application/json: { schema: { $ref: '#/components/schemas/Status' } } } }
+        '503': { $ref: '#/components/responses/Problem' }
+  /metrics:
+    get:
+      summary: Prometheus text format
+      responses:
+        '200': { description: Metrics, content: { text/plain: { schema: { type: string } } } }
+  /openapi.yaml:
+    get:
+      summary: This document
+      responses:
+        '200': { description: OpenAPI 3.1, content: { application/yaml: { schema: { type: string } } } }
+  /api/v1/auth/register:
+    post:
+      summary: Create an account and log in
+      parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [email, password, name, timezone]
+              properties:
+                email: { type: string, format: email }
+                password: { type: string, minLength: 10 }
+                name: { type: string }
+                timezone: { type: string, description: IANA name }
+                language: { type: string, enum: [en, ru, sr] }
+                currency: { type: string, description: ISO 4217, default: EUR }
+      responses:
+        '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+        '409': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/auth/login:
+    post:
+      summary: Log in with email and password
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [email, password]
+              properties:
+                email: { type: string }
+                password: { type: string }
+      responses:
+        '200': { description: Logged in, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+        '401': { $ref: '#/components/responses/Problem' }
+        '429': { $ref: '#/components/responses/Problem' }
+  /api/v1/auth/refresh:
+    post:
+      summary: Spend a refresh token for a new pair; a reused token revokes its whole family
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [refresh_token]
+              properties:
+                refresh_token: { type: string }
+      responses:
+        '200': { description: New pair, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+        '401': { $ref: '#/components/responses/Problem' }
+  /api/v1/auth/logout:
+    post:
+      summary: End this session (its refresh-token family)
+      security: [{ bearer: [] }]
+      responses:
+        '204': { description: Logged out }
+        '401': { $ref: '#/components/responses/Problem' }
+  /api/v1/auth/logout-all:
+    post:
+      summary: End every session of the user
+      security: [{ bearer: [] }]
+      responses:
+        '204': { description: Logged out everywhere }
+        '401': { $ref: '#/components/responses/Problem' }
+  /api/v1/me:
+    get:
+      summary: The current user
+      security: [{ bearer: [] }]
+      responses:
+        '200':
+          description: The user; ETag is its version
+          headers: { ETag: { schema: { type: string } } }
+          content: { application/json: { schema: { $ref: '#/components/schemas/User' } } }
+        '401': { $ref: '#/components/responses/Problem' }
+        '403': { $ref: '#/components/responses/Problem' }
+    patch:
+      summary: Change profile and reminder settings (absent fields stay)
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: If-Match, in: header, required: false, schema: { type: string } }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: { type: string }
+                timezone: { type: string }
+                day_start_hour: { type: integer, minimum: 0, maximum: 23 }
+                week_start: { type: integer, minimum: 1, maximum: 7 }
+                currency: { type: string }
+                language: { type: string, enum: [en, ru, sr] }
+                morning_time: { type: string, example: "07:30" }
+                evening_time: { type: string, example: "21:00" }
+                reminder_kinds:
+                  type: array
+                  items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
+      responses:
+        '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
+        '412': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/me/password:
+    post:
+      summary: Change the password; ends every session and returns a new pair for this one
+      security: [{ bearer: [] }]
+      parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [current_password, new_password]
+              properties:
+                current_password: { type: string }
+                new_password: { type: string, minLength: 10 }
+      responses:
+        '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/devices:
+    get:
+      summary: Active devices (keys are never shown again)
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 50 } }
+        - { name: cursor, in: query, required: false, schema: { type: string } }
+      responses:
+        '200':
+          description: A page of devices
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [items]
+                properties:
+                  items: { type: array, items: { $ref: '#/components/schemas/Device' } }
+                  next_cursor: { type: string }
+    post:
+      summary: Create a device key (shown once)
+      security: [{ bearer: [] }]
+      parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, kind]
+              properties:
+                name: { type: string }
+                kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+      responses:
+        '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/devices/{id}:
+    delete:
+      summary: Revoke a device and its key
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        '204': { description: Revoked }
+        '404': { $ref: '#/components/responses/Problem' }
+  /api/v1/devices/pairing-codes:
+    post:
+      summary: A single-use pairing code, valid 10 minutes
+      security: [{ bearer: [] }]
+      responses:
+        '201':
+          description: Created
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [code, expires_at]
+                properties:
+                  code: { type: string, minLength: 8, maxLength: 8 }
+                  expires_at: { type: string, format: date-time }
+  /api/v1/pair:
+    post:
+      summary: Trade a pairing code for a device key (no login)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [code, device_name]
+              properties:
+                code: { type: string }
+                device_name: { type: string }
+                kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+      responses:
+        '201': { description: Paired, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
+        '401': { $ref: '#/components/responses/Problem' }
+        '429': { $ref: '#/components/responses/Problem' }
+  /api/v1/ingest/whoami:
+    get:
+      summary: Who a device key (or session) belongs to, and its scope
+      security: [{ deviceKey: [] }, { bearer: [] }]
+      responses:
+        '200':
+          description: The caller
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [user_id, scope]
+                properties:
+                  user_id: { type: string, format: uuid }
+                  device_id: { type: string, format: uuid }
+                  scope: { type: string, enum: [ingestion, user] }
+        '401': { $ref: '#/components/responses/Problem' }
+"""#
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Events of a user's stream (`user-<uuid>`). Passwords and secrets never enter the log: only
+/// the fact that a password changed, or a device key was made, does.
+public enum AccountEvent {
+    public static let streamType = "user"
+
+    public static func streamId(_ userId: UUID) -> String { "user-\(userId.uuidString.lowercased())" }
+
+    public struct Registered: Codable, Sendable, Equatable {
+        public static let type = "user.registered"
+        public var userId: UUID
+        public var profile: UserProfile
+        public init(userId: UUID, profile: UserProfile) {
+            self.userId = userId
+            self.profile = profile
+        }
+    }
+
+    /// The profile after the change, whole: projections need no earlier state to apply it.
+    public struct ProfileChanged: Codable, Sendable, Equatable {
+        public static let type = "user.profile_changed"
+        public var userId: UUID
+        public var profile: UserProfile
+        public var changedFields: [String]
+        public init(userId: UUID, profile: UserProfile, changedFields: [String]) {
+            self.userId = userId
+            self.profile = profile
+            self.changedFields = changedFields
+        }
+    }
+
+    public struct PasswordChanged: Codable, Sendable, Equatable {
+        public static let type = "user.password_changed"
+        public var userId: UUID
+        public var reason: String
+        public init(userId: UUID, reason: String) {
+            self.userId = userId
+            self.reason = reason
+        }
+    }
+
+    public struct DeviceRegistered: Codable, Sendable, Equatable {
+        public static let type = "device.registered"
+        public var userId: UUID
+        public var deviceId: UUID
+        public var name: String
+        public var kind: DeviceKind
+        public var via: String
+        public init(userId: UUID, deviceId: UUID, name: String, kind: DeviceKind, via: String) {
+            self.userId = userId
+            self.deviceId = deviceId
+            self.name = name
+            self.kind = kind
+            self.via = via
+        }
+    }
+
+    public struct DeviceRevoked: Codable, Sendable, Equatable {
+        public static let type = "device.revoked"
+        public var userId: UUID
+        public var deviceId: UUID
+        public init(userId: UUID, deviceId: UUID) {
+            self.userId = userId
+            self.deviceId = deviceId
+        }
+    }
+
+    public static let types = [Registered.type, ProfileChanged.type, PasswordChanged.type, DeviceRegistered.type, DeviceRevoked.type]
+}
+
+public enum DeviceKind: String, Codable, Sendable, CaseIterable {
+    case watch, ring, phone, scale, app, automation, other
+}
+
+/// JSON in the shape every event payload uses (snake_case keys, ISO dates).
+public enum EventCoding {
+    public static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// A reminder time of day, `HH:MM` in the user's zone.
+public struct LocalTime: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var hour: Int
+    public var minute: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              let hour = Int(parts[0]), let minute = Int(parts[1]),
+              (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    public init(hour: Int, minute: Int) {
+        self.hour = min(max(hour, 0), 23)
+        self.minute = min(max(minute, 0), 59)
+    }
+
+    public var description: String { String(format: "%02d:%02d", hour, minute) }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let time = LocalTime(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not HH:MM"))
+        }
+        self = time
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// The kinds of reminder a user can switch on (DESIGN §4, Reminders).
+public enum ReminderKind: String, Sendable, Codable, CaseIterable {
+    case morningDigest = "morning_digest"
+    case eveningNudge = "evening_nudge"
+    case taskDue = "task_due"
+    case savingsPaymentDue = "savings_payment_due"
+}
+
+/// Everything a user can set about themselves.
+public struct UserProfile: Sendable, Equatable, Codable {
+    public var email: String
+    public var name: String
+    public var timezone: String
+    public var dayStartHour: Int
+    /// ISO weekday the week starts on: 1 = Monday … 7 = Sunday.
+    public var weekStart: Int
+    public var currency: String
+    public var language: Language
+    public var morningTime: LocalTime
+    public var eveningTime: LocalTime
+    public var reminderKinds: [ReminderKind]
+
+    public init(
+        email: String, name: String, timezone: String, dayStartHour: Int, weekStart: Int, currency: String,
+        language: Language, morningTime: LocalTime, eveningTime: LocalTime, reminderKinds: [ReminderKind]
+    ) {
+        self.email = email
+        self.name = name
+        self.timezone = timezone
+        self.dayStartHour = dayStartHour
+        self.weekStart = weekStart
+        self.currency = currency
+        self.language = language
+        self.morningTime = morningTime
+        self.eveningTime = eveningTime
+        self.reminderKinds = reminderKinds
+    }
+
+    public static func new(email: String, name: String, timezone: String, language: Language?, currency: String?) -> UserProfile {
+        UserProfile(
+            email: Email.normalize(email), name: name.trimmingCharacters(in: .whitespacesAndNewlines), timezone: timezone,
+            dayStartHour: 0, weekStart: 1, currency: currency?.uppercased() ?? "EUR", language: language ?? .en,
+            morningTime: LocalTime(hour: 8, minute: 0), eveningTime: LocalTime(hour: 20, minute: 0),
+            reminderKinds: ReminderKind.allCases)
+    }
+
+    /// Every rule a stored profile keeps; field names are the API's.
+    public func validationErrors() -> [FieldError] {
+        var errors: [FieldError] = []
+        if !Email.isValid(email) { errors.append(FieldError("email", "must be an email address")) }
+        if name.isEmpty || name.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
+        if !TimeZones.isValid(timezone) {
+            errors.append(FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"))
+        }
+        if !(0...23).contains(dayStartHour) { errors.append(FieldError("day_start_hour", "must be from 0 to 23")) }
+        if !(1...7).contains(weekStart) { errors.append(FieldError("week_start", "must be an ISO weekday from 1 (Monday) to 7 (Sunday)")) }
+        if !Currencies.isValid(currency) { errors.append(FieldError("currency", "must be an ISO 4217 code such as EUR")) }
+        return errors
+    }
+}
+
+public enum Email {
+    public static func normalize(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    public static func isValid(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.count <= 254,
+              !email.contains(where: { $0.isWhitespace }) else { return false }
+        return !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+    }
+}
+
+public enum TimeZones {
+    /// IANA names only: fixed offsets and abbreviations ("+02:00", "CET"-style aliases aside) are refused.
+    public static func isValid(_ identifier: String) -> Bool {
+        guard TimeZone.knownTimeZoneIdentifiers.contains(identifier) else { return identifier == "UTC" }
+        return true
+    }
+}
+
+public enum Currencies {
+    public static func isValid(_ code: String) -> Bool {
+        code.count == 3 && code.allSatisfy { $0.isUppercase && $0.isLetter }
+            && Locale.commonISOCurrencyCodes.contains(code)
+    }
+}
+
+public enum Passwords {
+    public static let minimumLength = 10
+
+    public static func validationErrors(_ password: String, field: String = "password") -> [FieldError] {
+        if password.count < minimumLength { return [FieldError(field, "must be at least \(minimumLength) characters")] }
+        if password.utf8.count > 72 { return [FieldError(field, "must be at most 72 bytes")] }
+        return []
+    }
+}

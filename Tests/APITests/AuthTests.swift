@@ -1,0 +1,191 @@
+import API
+import Core
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+import TestSupport
+
+@Suite struct AuthTests {
+    @Test func registerLoginAndMe() async throws {
+        try await AppHarness.with { harness, http in
+            let registered = try await http.register("Ana@Example.com")
+            #expect(registered.status == .created)
+            #expect(registered.string("token_type") == "Bearer")
+            #expect(registered.object["expires_in"] as? Int == 900)
+            let user = try #require(registered.object["user"] as? [String: Any])
+            #expect(user["email"] as? String == "ana@example.com")
+            #expect(user["timezone"] as? String == "Europe/Belgrade")
+
+            let login = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"ANA@example.com","password":"correct horse battery"}"#)
+            #expect(login.status == .ok)
+            let token = try #require(login.string("access_token"))
+            let me = try await http.call(.get, "/api/v1/me", token: token)
+            #expect(me.status == .ok)
+            #expect(me.string("email") == "ana@example.com")
+            #expect(me.headers[.eTag] == "\"1\"")
+
+            let duplicate = try await http.register("ana@EXAMPLE.com")
+            #expect(duplicate.status == .conflict)
+            #expect(duplicate.headers[.contentType] == "application/problem+json")
+        }
+    }
+
+    @Test func registrationIsValidatedFieldByField() async throws {
+        try await AppHarness.with { harness, http in
+            let invalid = try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"not-an-email","password":"short","name":"A","timezone":"+02:00","language":"de","currency":"XYZ"}"#)
+            #expect(invalid.status == .unprocessableContent)
+            let fields = Set((invalid.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+            #expect(fields == ["email", "password", "timezone", "language", "currency"])
+            let missing = try await http.call(.post, "/api/v1/auth/register", json: #"{"email":"a@b.co"}"#)
+            #expect(missing.status == .unprocessableContent)
+            let notJSON = try await http.call(.post, "/api/v1/auth/register", json: "{nope")
+            #expect(notJSON.status == .badRequest)
+            // Nothing was stored by any of these.
+            let rows = try await harness.client.query("SELECT count(*)::int FROM events")
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+        }
+    }
+
+    @Test func passwordsAreBcryptWithCostTwelve() async throws {
+        try await AppHarness.with { harness, http in
+            try await http.register("cost@example.com")
+            let rows = try await harness.client.query("SELECT password_hash FROM credentials")
+            for try await hash in rows.decode(String.self) {
+                #expect(hash.hasPrefix("$2b$12$") || hash.hasPrefix("$2a$12$") || hash.hasPrefix("$2y$12$"))
+            }
+            // The log holds no secret: neither the password nor its hash.
+            let events = try await harness.client.query("SELECT data::text FROM events")
+            for try await data in events.decode(String.self) {
+                #expect(!data.contains("correct horse battery"))
+                #expect(!data.contains("$2"))
+            }
+        }
+    }
+
+    @Test func wrongEmailAndWrongPasswordAnswerAlike() async throws {
+        try await AppHarness.with { harness, http in
+            try await http.register("same@example.com")
+            let wrongPassword = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"same@example.com","password":"wrong password!"}"#)
+            let wrongEmail = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"nobody@example.com","password":"wrong password!"}"#)
+            #expect(wrongPassword.status == .unauthorized)
+            #expect(wrongPassword.status == wrongEmail.status)
+            #expect(wrongPassword.text == wrongEmail.text)
+        }
+    }
+
+    @Test func fiveFailuresForOneAccountAreThrottled() async throws {
+        try await AppHarness.with { harness, http in
+            try await http.register("slow@example.com")
+            for _ in 0..<5 {
+                let failed = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"slow@example.com","password":"wrong password!"}"#)
+                #expect(failed.status == .unauthorized)
+            }
+            // Even the right password waits now.
+            let throttled = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"slow@example.com","password":"correct horse battery"}"#)
+            #expect(throttled.status == .tooManyRequests)
+            let retryAfter = Int(throttled.headers[.retryAfter] ?? "") ?? 0
+            #expect(retryAfter > 0 && retryAfter <= 900)
+            // After the window the account can log in again.
+            harness.clock.advance(by: 15 * 60 + 1)
+            let later = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"slow@example.com","password":"correct horse battery"}"#)
+            #expect(later.status == .ok)
+        }
+    }
+
+    @Test func twentyFailuresFromOneAddressAreThrottled() async throws {
+        try await AppHarness.with { harness, http in
+            for attempt in 0..<20 {
+                let failed = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"user\#(attempt)@example.com","password":"wrong password!"}"#)
+                #expect(failed.status == .unauthorized)
+            }
+            let throttled = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"another@example.com","password":"wrong password!"}"#)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func refreshRotatesAndAReusedTokenRevokesTheFamily() async throws {
+        try await AppHarness.with { harness, http in
+            let registered = try await http.register("rotate@example.com")
+            let first = try #require(registered.string("refresh_token"))
+            let rotated = try await http.call(.post, "/api/v1/auth/refresh", json: #"{"refresh_token":"\#(first)"}"#)
+            #expect(rotated.status == .ok)
+            let second = try #require(rotated.string("refresh_token"))
+            let access = try #require(rotated.string("access_token"))
+            #expect(second != first)
+            #expect(try await http.call(.get, "/api/v1/me", token: access).status == .ok)
+
+            // A thief replays the spent token: refused, and the whole family dies with it.
+            let replay = try await http.call(.post, "/api/v1/auth/refresh", json: #"{"refresh_token":"\#(first)"}"#)
+            #expect(replay.status == .unauthorized)
+            let victim = try await http.call(.post, "/api/v1/auth/refresh", json: #"{"refresh_token":"\#(second)"}"#)
+            #expect(victim.status == .unauthorized)
+            #expect(try await http.call(.get, "/api/v1/me", token: access).status == .unauthorized)
+
+            // Logging in again starts a new, working family.
+            let login = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"rotate@example.com","password":"correct horse battery"}"#)
+            #expect(login.status == .ok)
+            let garbage = try await http.call(.post, "/api/v1/auth/refresh", json: #"{"refresh_token":"llr_not-a-token"}"#)
+            #expect(garbage.status == .unauthorized)
+        }
+    }
+
+    @Test func logoutEndsOneSessionAndLogoutAllEndsEvery() async throws {
+        try await AppHarness.with { harness, http in
+            let a = try #require(try await http.register("out@example.com").string("access_token"))
+            let loginB = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"out@example.com","password":"correct horse battery"}"#)
+            let b = try #require(loginB.string("access_token"))
+            let refreshB = try #require(loginB.string("refresh_token"))
+            let loginC = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"out@example.com","password":"correct horse battery"}"#)
+            let c = try #require(loginC.string("access_token"))
+
+            #expect(try await http.call(.post, "/api/v1/auth/logout", token: a).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/me", token: a).status == .unauthorized)
+            #expect(try await http.call(.get, "/api/v1/me", token: b).status == .ok)
+
+            #expect(try await http.call(.post, "/api/v1/auth/logout-all", token: b).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/me", token: b).status == .unauthorized)
+            #expect(try await http.call(.get, "/api/v1/me", token: c).status == .unauthorized)
+            #expect(try await http.call(.post, "/api/v1/auth/refresh", json: #"{"refresh_token":"\#(refreshB)"}"#).status == .unauthorized)
+        }
+    }
+
+    @Test func changingThePasswordEndsEveryOtherSession() async throws {
+        try await AppHarness.with { harness, http in
+            let mine = try #require(try await http.register("pw@example.com").string("access_token"))
+            let other = try #require(try await http.call(.post, "/api/v1/auth/login",
+                json: #"{"email":"pw@example.com","password":"correct horse battery"}"#).string("access_token"))
+
+            let wrong = try await http.call(.post, "/api/v1/me/password", token: mine,
+                json: #"{"current_password":"not it at all","new_password":"a brand new passphrase"}"#)
+            #expect(wrong.status == .unprocessableContent)
+            let changed = try await http.call(.post, "/api/v1/me/password", token: mine,
+                json: #"{"current_password":"correct horse battery","new_password":"a brand new passphrase"}"#)
+            #expect(changed.status == .ok)
+            let fresh = try #require(changed.string("access_token"))
+
+            #expect(try await http.call(.get, "/api/v1/me", token: other).status == .unauthorized)
+            #expect(try await http.call(.get, "/api/v1/me", token: mine).status == .unauthorized)
+            #expect(try await http.call(.get, "/api/v1/me", token: fresh).status == .ok)
+            let old = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"pw@example.com","password":"correct horse battery"}"#)
+            #expect(old.status == .unauthorized)
+            let new = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"pw@example.com","password":"a brand new passphrase"}"#)
+            #expect(new.status == .ok)
+        }
+    }
+
+    @Test func missingOrMalformedCredentialsAre401() async throws {
+        try await AppHarness.with { harness, http in
+            let none = try await http.call(.get, "/api/v1/me")
+            let basic = try await http.call(.get, "/api/v1/me", headers: [.authorization: "Basic abc"])
+            let garbage = try await http.call(.get, "/api/v1/me", token: "not.a.jwt")
+            #expect(none.status == .unauthorized)
+            #expect(basic.status == .unauthorized)
+            #expect(garbage.status == .unauthorized)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import API
+import Core
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct ProfileTests {
+    @Test func patchChangesSettingsAndHonoursIfMatch() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("me@example.com").string("access_token"))
+            let changed = try await http.call(.patch, "/api/v1/me", token: token, headers: [.ifMatch: "\"1\""],
+                json: #"{"timezone":"America/New_York","day_start_hour":4,"week_start":7,"currency":"USD","language":"sr","morning_time":"07:30","reminder_kinds":["morning_digest"]}"#)
+            #expect(changed.status == .ok)
+            #expect(changed.headers[.eTag] == "\"2\"")
+            #expect(changed.string("timezone") == "America/New_York")
+            #expect(changed.object["day_start_hour"] as? Int == 4)
+            #expect(changed.string("language") == "sr")
+            let reminders = changed.object["reminders"] as? [String: Any]
+            #expect(reminders?["morning_time"] as? String == "07:30")
+            #expect(reminders?["enabled_kinds"] as? [String] == ["morning_digest"])
+
+            let stale = try await http.call(.patch, "/api/v1/me", token: token, headers: [.ifMatch: "\"1\""], json: #"{"name":"Late"}"#)
+            #expect(stale.status == .preconditionFailed)
+            #expect(try await http.call(.get, "/api/v1/me", token: token).string("name") == "Test User")
+
+            let invalid = try await http.call(.patch, "/api/v1/me", token: token,
+                json: #"{"day_start_hour":24,"timezone":"Mars/Olympus","morning_time":"7am","language":"de"}"#)
+            #expect(invalid.status == .unprocessableContent)
+            let fields = Set((invalid.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+            #expect(fields == ["day_start_hour", "timezone", "morning_time", "language"])
+            #expect(try await http.call(.get, "/api/v1/me", token: token).headers[.eTag] == "\"2\"")
+        }
+    }
+
+    @Test func problemTitlesFollowTheRequestedLanguage() async throws {
+        try await AppHarness.with { harness, http in
+            let russian = try await http.call(.get, "/api/v1/me", headers: [.acceptLanguage: "ru-RU,ru;q=0.9,en;q=0.5"])
+            #expect(russian.string("title") == "Требуется вход")
+            let serbian = try await http.call(.get, "/api/v1/me?lang=sr", headers: [.acceptLanguage: "ru"])
+            #expect(serbian.string("title") == "Potrebna je prijava")
+            let english = try await http.call(.get, "/api/v1/me", headers: [.acceptLanguage: "de"])
+            #expect(english.string("title") == "Unauthenticated")
+        }
+    }
+}

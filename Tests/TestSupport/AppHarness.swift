@@ -1,0 +1,69 @@
+import API
+import Core
+import Domain
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// An application on its own database, driven through HTTP by HummingbirdTesting.
+public struct AppHarness: Sendable {
+    public let database: TestDatabase
+    public let client: PostgresClient
+    public let accounts: AccountService
+    public let clock: MutableClock
+    public static let keys = [SigningKey(kid: "test-1", secret: "test-secret-0123456789-0123456789-abcdef")]
+
+    /// Runs `body` with a fresh database and an application built the way `serve` builds it.
+    public static func with(
+        keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576,
+        _ body: @Sendable (AppHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await TestDatabase.withAppClient { database, client in
+            let clock = MutableClock(Date())
+            let accounts = try await makeAccountService(client: client, keys: keys, clock: clock, logger: TestDatabase.logger)
+            let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
+            let app = buildApplication(
+                AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes),
+                logger: TestDatabase.logger)
+            let harness = AppHarness(database: database, client: client, accounts: accounts, clock: clock)
+            try await app.test(.router) { http in try await body(harness, http) }
+        }
+    }
+}
+
+/// Small helpers for JSON over the test client.
+public struct JSONResponse: Sendable {
+    public let status: HTTPResponse.Status
+    public let headers: HTTPFields
+    public let text: String
+
+    public var object: [String: Any] {
+        ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:]
+    }
+
+    public func string(_ key: String) -> String? { object[key] as? String }
+}
+
+extension TestClientProtocol {
+    @discardableResult
+    public func call(
+        _ method: HTTPRequest.Method, _ uri: String, token: String? = nil, headers: HTTPFields = [:], json: String? = nil
+    ) async throws -> JSONResponse {
+        var fields = headers
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        if json != nil { fields[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: fields, body: json.map { ByteBuffer(string: $0) }) { response in
+            JSONResponse(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    /// Registers a user and returns the register answer (tokens and user).
+    public func register(_ email: String, password: String = "correct horse battery", timezone: String = "Europe/Belgrade") async throws -> JSONResponse {
+        try await call(.post, "/api/v1/auth/register",
+                       json: #"{"email":"\#(email)","password":"\#(password)","name":"Test User","timezone":"\#(timezone)"}"#)
+    }
+}

@@ -90,10 +90,13 @@ let package = Package(
         ),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Core"], swiftSettings: swiftSettings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProjectionsTests",
+            dependencies: ["Projections", "EventStore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
-            dependencies: ["API", "Core", "Domain", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["API", "Core", "Domain", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -11,9 +11,10 @@ enum Environment {
         return logger
     }
 
-    static func configuration() throws -> ServerConfiguration {
+    /// One-shot commands log only warnings; `serve` passes `.info` so its start-up notes show.
+    static func configuration(logLevel: Logger.Level = .warning) throws -> ServerConfiguration {
         do {
-            return try ServerConfiguration.fromEnvironment(logger: logger("lifelog"))
+            return try ServerConfiguration.fromEnvironment(logger: logger("lifelog", level: logLevel))
         } catch let error as ServerConfiguration.Invalid {
             throw CLIError(error.description)
         }

@@ -2,6 +2,7 @@ import API
 import Core
 import EventStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
@@ -186,6 +187,24 @@ import TestSupport
             #expect(none.status == .unauthorized)
             #expect(basic.status == .unauthorized)
             #expect(garbage.status == .unauthorized)
+        }
+    }
+}
+
+@Suite struct OperatorCommandTests {
+    @Test func resetPasswordGivesANewPasswordAndEndsEverySession() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("reset@example.com").string("access_token"))
+            let password = try await harness.accounts.resetPassword(email: "RESET@example.com")
+            #expect(password.count >= 16)
+            #expect(try await http.call(.get, "/api/v1/me", token: token).status == .unauthorized)
+            let old = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"reset@example.com","password":"correct horse battery"}"#)
+            #expect(old.status == .unauthorized)
+            let new = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"reset@example.com","password":"\#(password)"}"#)
+            #expect(new.status == .ok)
+            let users = try await harness.accounts.listUsers()
+            #expect(users.map(\.email) == ["reset@example.com"])
+            await #expect(throws: AuthError.notFound) { try await harness.accounts.resetPassword(email: "nobody@example.com") }
         }
     }
 }

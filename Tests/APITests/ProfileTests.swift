@@ -1,6 +1,7 @@
 import API
 import Core
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing

@@ -2,6 +2,7 @@ import API
 import Core
 import EventStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PostgresNIO

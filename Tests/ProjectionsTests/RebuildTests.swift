@@ -3,6 +3,7 @@ import Foundation
 import PostgresNIO
 import Projections
 import Testing
+import HummingbirdTesting
 import TestSupport
 
 @Suite struct RebuildTests {
@@ -105,6 +106,31 @@ import TestSupport
                 release.raise()
                 try await group.waitForAll()
             }
+        }
+    }
+}
+
+@Suite struct AccountsRebuildTests {
+    @Test func theAccountsModelRebuildsToWhatTheInlineProjectorBuilt() async throws {
+        try await AppHarness.with { harness, http in
+            for n in 0..<6 {
+                let token = try #require(try await http.register("rebuild\(n)@example.com").string("access_token"))
+                _ = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"day_start_hour":\#(n),"language":"ru"}"#)
+                let device = try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"Phone \#(n)","kind":"phone"}"#)
+                if n % 2 == 0, let id = device.string("id") {
+                    _ = try await http.call(.delete, "/api/v1/devices/\(id)", token: token)
+                }
+            }
+            let users = try await ProjectionFixtures.dump("rm_users", orderBy: "user_id", client: harness.client)
+            let devices = try await ProjectionFixtures.dump("rm_devices", orderBy: "device_id", client: harness.client)
+            try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
+                _ = try await ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 7).rebuild(AccountsProjector())
+            }
+            #expect(try await ProjectionFixtures.dump("rm_users", orderBy: "user_id", client: harness.client) == users)
+            #expect(try await ProjectionFixtures.dump("rm_devices", orderBy: "device_id", client: harness.client) == devices)
+            // Still the live model: logins and profile reads work after the swap.
+            let login = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"rebuild1@example.com","password":"correct horse battery"}"#)
+            #expect(login.status == .ok)
         }
     }
 }

@@ -1,0 +1,127 @@
+import API
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct DeviceTests {
+    @Test func deviceKeysAreShownOnceAndScopedToIngestion() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("dev@example.com").string("access_token"))
+            let created = try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"Watch","kind":"watch"}"#)
+            #expect(created.status == .created)
+            let key = try #require(created.string("api_key"))
+            let id = try #require(created.string("id"))
+
+            let list = try await http.call(.get, "/api/v1/devices", token: token)
+            let items = list.object["items"] as? [[String: Any]] ?? []
+            #expect(items.count == 1)
+            #expect(items.first?["api_key"] == nil)
+            #expect(!list.text.contains(key))
+
+            // The three ways to send a key.
+            for (headers, uri) in [([HTTPField.Name.authorization: "Bearer \(key)"], "/api/v1/ingest/whoami"),
+                                   ([HTTPField.Name("X-API-Key")!: key], "/api/v1/ingest/whoami"),
+                                   ([:], "/api/v1/ingest/whoami?key=\(key)")] {
+                let whoami = try await http.call(.get, uri, headers: HTTPFields(headers.map { HTTPField(name: $0.key, value: $0.value) }))
+                #expect(whoami.status == .ok)
+                #expect(whoami.string("scope") == "ingestion")
+                #expect(whoami.string("device_id") == id)
+            }
+            // Scoped to ingestion: a device key cannot read the profile.
+            let me = try await http.call(.get, "/api/v1/me", headers: [.init("X-API-Key")!: key])
+            #expect(me.status == .forbidden)
+            let listed = try await http.call(.get, "/api/v1/devices", token: token)
+            #expect((listed.object["items"] as? [[String: Any]])?.first?["last_used_at"] != nil)
+
+            #expect(try await http.call(.delete, "/api/v1/devices/\(id)", token: token).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/ingest/whoami", headers: [.init("X-API-Key")!: key]).status == .unauthorized)
+            #expect(try await http.call(.delete, "/api/v1/devices/\(id)", token: token).status == .notFound)
+            let empty = try await http.call(.get, "/api/v1/devices", token: token)
+            #expect((empty.object["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test func devicesArePagedWithAnOpaqueCursor() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("pages@example.com").string("access_token"))
+            for n in 0..<5 {
+                harness.clock.advance(by: 1)
+                #expect(try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"D\#(n)","kind":"app"}"#).status == .created)
+            }
+            var names: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await http.call(.get, "/api/v1/devices?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                names += (page.object["items"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                cursor = page.string("next_cursor")
+            } while cursor != nil
+            #expect(names == ["D0", "D1", "D2", "D3", "D4"])
+            #expect(try await http.call(.get, "/api/v1/devices?limit=0", token: token).status == .unprocessableContent)
+            #expect(try await http.call(.get, "/api/v1/devices?cursor=garbage", token: token).status == .badRequest)
+        }
+    }
+
+    @Test func pairingCodesAreSingleUseAndExpire() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("pair@example.com").string("access_token"))
+            let made = try await http.call(.post, "/api/v1/devices/pairing-codes", token: token)
+            #expect(made.status == .created)
+            let code = try #require(made.string("code"))
+            #expect(code.count == 8)
+
+            let paired = try await http.call(.post, "/api/v1/pair", json: #"{"code":"\#(code.lowercased())","device_name":"Scale","kind":"scale"}"#)
+            #expect(paired.status == .created)
+            let key = try #require(paired.string("api_key"))
+            #expect(try await http.call(.get, "/api/v1/ingest/whoami", token: key).status == .ok)
+            let again = try await http.call(.post, "/api/v1/pair", json: #"{"code":"\#(code)","device_name":"Thief"}"#)
+            #expect(again.status == .unauthorized)
+
+            let late = try #require(try await http.call(.post, "/api/v1/devices/pairing-codes", token: token).string("code"))
+            harness.clock.advance(by: 10 * 60 + 1)
+            #expect(try await http.call(.post, "/api/v1/pair", json: #"{"code":"\#(late)","device_name":"Late"}"#).status == .unauthorized)
+        }
+    }
+
+    @Test func wrongPairingCodesAreThrottledLikeWrongPasswords() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("guess@example.com").string("access_token"))
+            let code = try #require(try await http.call(.post, "/api/v1/devices/pairing-codes", token: token).string("code"))
+            for _ in 0..<5 {
+                #expect(try await http.call(.post, "/api/v1/pair", json: #"{"code":"AAAAAAAA","device_name":"Guess"}"#).status == .unauthorized)
+            }
+            let throttled = try await http.call(.post, "/api/v1/pair", json: #"{"code":"\#(code)","device_name":"Guess"}"#)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(throttled.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test func idempotencyKeysReplayPerUser() async throws {
+        try await AppHarness.with { harness, http in
+            let a = try #require(try await http.register("ida@example.com").string("access_token"))
+            let b = try #require(try await http.register("idb@example.com").string("access_token"))
+            let key: HTTPFields = [.init("Idempotency-Key")!: "create-watch-1"]
+            let first = try await http.call(.post, "/api/v1/devices", token: a, headers: key, json: #"{"name":"Watch","kind":"watch"}"#)
+            let replay = try await http.call(.post, "/api/v1/devices", token: a, headers: key, json: #"{"name":"Watch","kind":"watch"}"#)
+            #expect(first.status == .created)
+            #expect(replay.status == .created)
+            #expect(replay.text == first.text)
+            #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")
+            let other = try await http.call(.post, "/api/v1/devices", token: a, headers: key, json: #"{"name":"Ring","kind":"ring"}"#)
+            #expect(other.status == .unprocessableContent)
+            // Keys are per user: B's request with the same key is B's own.
+            let forB = try await http.call(.post, "/api/v1/devices", token: b, headers: key, json: #"{"name":"Watch","kind":"watch"}"#)
+            #expect(forB.status == .created)
+            #expect(forB.string("id") != first.string("id"))
+            let listA = try await http.call(.get, "/api/v1/devices", token: a)
+            #expect((listA.object["items"] as? [Any])?.count == 1)
+            // A failed request keeps no record: the same key may be used again once it is fixed.
+            let badKey: HTTPFields = [.init("Idempotency-Key")!: "fix-me"]
+            #expect(try await http.call(.post, "/api/v1/devices", token: a, headers: badKey, json: #"{"name":"","kind":"watch"}"#).status == .unprocessableContent)
+            #expect(try await http.call(.post, "/api/v1/devices", token: a, headers: badKey, json: #"{"name":"Fixed","kind":"watch"}"#).status == .created)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import API
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+/// Two users; for every route that takes a resource id, user B gets 404 for user A's resource,
+/// and A's resource is unchanged afterwards. Each area adds its routes to `cases`.
+@Suite struct IsolationTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var description: String
+        /// Creates a resource as A and returns its id.
+        var create: @Sendable (any TestClientProtocol, String) async throws -> String
+        /// The requests B tries with A's id.
+        var attempts: [(method: HTTPRequest.Method, path: String, json: String?)]
+        /// True when A's resource is still there and unchanged.
+        var intact: @Sendable (any TestClientProtocol, String, String) async throws -> Bool
+    }
+
+    static let cases: [Case] = [
+        Case(
+            description: "devices",
+            create: { http, token in
+                try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"A's watch","kind":"watch"}"#).string("id") ?? ""
+            },
+            attempts: [(.delete, "/api/v1/devices/{id}", nil)],
+            intact: { http, token, id in
+                let list = try await http.call(.get, "/api/v1/devices", token: token)
+                return (list.object["items"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == id }
+            }),
+    ]
+
+    @Test(arguments: cases)
+    func anotherUsersResourceIsNotFound(_ item: Case) async throws {
+        try await AppHarness.with { harness, http in
+            let a = try #require(try await http.register("owner@example.com").string("access_token"))
+            let b = try #require(try await http.register("intruder@example.com").string("access_token"))
+            let id = try await item.create(http, a)
+            #expect(!id.isEmpty)
+            for attempt in item.attempts {
+                let response = try await http.call(attempt.method, attempt.path.replacingOccurrences(of: "{id}", with: id), token: b, json: attempt.json)
+                #expect(response.status == .notFound, "\(attempt.method) \(attempt.path)")
+            }
+            #expect(try await item.intact(http, a, id))
+        }
+    }
+}

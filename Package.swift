@@ -88,7 +88,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Core"], swiftSettings: swiftSettings),
+        .testTarget(name: "DomainTests", dependencies: ["Domain"], swiftSettings: swiftSettings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProjectionsTests",

@@ -225,11 +225,14 @@ paths:
                 week_start: { type: integer, minimum: 1, maximum: 7 }
                 currency: { type: string }
                 language: { type: string, enum: [en, ru, sr] }
-                morning_time: { type: string, example: "07:30" }
-                evening_time: { type: string, example: "21:00" }
-                reminder_kinds:
-                  type: array
-                  items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
+                reminders:
+                  type: object
+                  properties:
+                    morning_time: { type: string, example: "07:30" }
+                    evening_time: { type: string, example: "21:00" }
+                    enabled_kinds:
+                      type: array
+                      items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
         '412': { $ref: '#/components/responses/Problem' }

@@ -12,7 +12,7 @@ import TestSupport
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("me@example.com").string("access_token"))
             let changed = try await http.call(.patch, "/api/v1/me", token: token, headers: [.ifMatch: "\"1\""],
-                json: #"{"timezone":"America/New_York","day_start_hour":4,"week_start":7,"currency":"USD","language":"sr","morning_time":"07:30","reminder_kinds":["morning_digest"]}"#)
+                json: #"{"timezone":"America/New_York","day_start_hour":4,"week_start":7,"currency":"USD","language":"sr","reminders":{"morning_time":"07:30","enabled_kinds":["morning_digest"]}}"#)
             #expect(changed.status == .ok)
             #expect(changed.headers[.eTag] == "\"2\"")
             #expect(changed.string("timezone") == "America/New_York")
@@ -21,16 +21,17 @@ import TestSupport
             let reminders = changed.object["reminders"] as? [String: Any]
             #expect(reminders?["morning_time"] as? String == "07:30")
             #expect(reminders?["enabled_kinds"] as? [String] == ["morning_digest"])
+            #expect(reminders?["evening_time"] as? String == "20:00")
 
             let stale = try await http.call(.patch, "/api/v1/me", token: token, headers: [.ifMatch: "\"1\""], json: #"{"name":"Late"}"#)
             #expect(stale.status == .preconditionFailed)
             #expect(try await http.call(.get, "/api/v1/me", token: token).string("name") == "Test User")
 
             let invalid = try await http.call(.patch, "/api/v1/me", token: token,
-                json: #"{"day_start_hour":24,"timezone":"Mars/Olympus","morning_time":"7am","language":"de"}"#)
+                json: #"{"day_start_hour":24,"timezone":"Mars/Olympus","reminders":{"morning_time":"7am"},"language":"de"}"#)
             #expect(invalid.status == .unprocessableContent)
             let fields = Set((invalid.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
-            #expect(fields == ["day_start_hour", "timezone", "morning_time", "language"])
+            #expect(fields == ["day_start_hour", "timezone", "reminders.morning_time", "language"])
             #expect(try await http.call(.get, "/api/v1/me", token: token).headers[.eTag] == "\"2\"")
         }
     }

@@ -41,12 +41,12 @@ import Testing
         change.dayStartHour = -1
         change.weekStart = 8
         change.currency = "eur"
-        change.eveningTime = "25:00"
+        change.reminders = .init(eveningTime: "25:00")
         #expect(throws: ValidationFailure.self) { try change.apply(to: profile) }
         do {
             _ = try change.apply(to: profile)
         } catch {
-            #expect(Set(error.errors.map(\.field)) == ["timezone", "day_start_hour", "week_start", "currency", "evening_time"])
+            #expect(Set(error.errors.map(\.field)) == ["timezone", "day_start_hour", "week_start", "currency", "reminders.evening_time"])
         }
     }
 

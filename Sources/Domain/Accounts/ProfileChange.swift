@@ -1,16 +1,30 @@
-/// A partial update of a profile, as `PATCH /me` sends it: absent fields stay as they are.
+/// A partial update of a profile, as `PATCH /me` sends it (the shape `GET /me` answers with):
+/// absent fields stay as they are.
 public struct ProfileChange: Sendable, Equatable, Decodable {
+    public struct Reminders: Sendable, Equatable, Decodable {
+        public var morningTime: String?
+        public var eveningTime: String?
+        public var enabledKinds: [String]?
+        public init(morningTime: String? = nil, eveningTime: String? = nil, enabledKinds: [String]? = nil) {
+            self.morningTime = morningTime
+            self.eveningTime = eveningTime
+            self.enabledKinds = enabledKinds
+        }
+    }
+
     public var name: String?
     public var timezone: String?
     public var dayStartHour: Int?
     public var weekStart: Int?
     public var currency: String?
     public var language: String?
-    public var morningTime: String?
-    public var eveningTime: String?
-    public var reminderKinds: [String]?
+    public var reminders: Reminders?
 
     public init() {}
+
+    var morningTime: String? { reminders?.morningTime }
+    var eveningTime: String? { reminders?.eveningTime }
+    var reminderKinds: [String]? { reminders?.enabledKinds }
 
     /// The profile after the change and the fields that changed, or every broken rule.
     /// Changing the time zone never touches stored local dates: those are facts of the past.
@@ -28,17 +42,17 @@ public struct ProfileChange: Sendable, Equatable, Decodable {
         }
         if let morningTime {
             if let parsed = LocalTime(morningTime) { next.morningTime = parsed }
-            else { errors.append(FieldError("morning_time", "must be a time of day as HH:MM")) }
+            else { errors.append(FieldError("reminders.morning_time", "must be a time of day as HH:MM")) }
         }
         if let eveningTime {
             if let parsed = LocalTime(eveningTime) { next.eveningTime = parsed }
-            else { errors.append(FieldError("evening_time", "must be a time of day as HH:MM")) }
+            else { errors.append(FieldError("reminders.evening_time", "must be a time of day as HH:MM")) }
         }
         if let reminderKinds {
             let parsed = reminderKinds.compactMap(ReminderKind.init(rawValue:))
             if parsed.count == reminderKinds.count { next.reminderKinds = ReminderKind.allCases.filter(parsed.contains) }
             else {
-                errors.append(FieldError("reminder_kinds", "each must be one of " + ReminderKind.allCases.map(\.rawValue).joined(separator: ", ")))
+                errors.append(FieldError("reminders.enabled_kinds", "each must be one of " + ReminderKind.allCases.map(\.rawValue).joined(separator: ", ")))
             }
         }
         errors += next.validationErrors()
@@ -50,9 +64,9 @@ public struct ProfileChange: Sendable, Equatable, Decodable {
         if next.weekStart != profile.weekStart { changed.append("week_start") }
         if next.currency != profile.currency { changed.append("currency") }
         if next.language != profile.language { changed.append("language") }
-        if next.morningTime != profile.morningTime { changed.append("morning_time") }
-        if next.eveningTime != profile.eveningTime { changed.append("evening_time") }
-        if next.reminderKinds != profile.reminderKinds { changed.append("reminder_kinds") }
+        if next.morningTime != profile.morningTime { changed.append("reminders.morning_time") }
+        if next.eveningTime != profile.eveningTime { changed.append("reminders.evening_time") }
+        if next.reminderKinds != profile.reminderKinds { changed.append("reminders.enabled_kinds") }
         return (next, changed)
     }
 }

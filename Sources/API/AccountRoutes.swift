@@ -42,9 +42,18 @@ struct AccountRoutes {
         var deviceId: String?
         var scope: String
     }
+    /// A device list position; the time as whole microseconds, range-checked on the way in.
     struct DevicePosition: Codable {
-        var createdAt: Date
+        var createdAtMicros: Int64
         var id: UUID
+
+        init(createdAt: Date, id: UUID) {
+            createdAtMicros = Int64((createdAt.timeIntervalSince1970 * 1_000_000).rounded())
+            self.id = id
+        }
+
+        /// Years 1970 to about 2100: anything else was not made by this server.
+        var isPlausible: Bool { (0...4_102_444_800_000_000).contains(createdAtMicros) }
     }
 
     func register(on api: RouterGroup<AppRequestContext>) {
@@ -111,8 +120,13 @@ struct AccountRoutes {
         }
         user.get("devices") { request, context in
             let limit = try Cursor.limit(request)
-            let after = try Cursor.decode(DevicePosition.self, request.uri.queryParameters.get("cursor"))
-            let devices = try await accounts.devices(context.userId, after: after.map { ($0.createdAt, $0.id) }, limit: limit + 1)
+            let position = try Cursor.decode(DevicePosition.self, request.uri.queryParameters.get("cursor").map { String($0) })
+            var after: (micros: Int64, id: UUID)?
+            if let position {
+                guard position.isPlausible else { throw Problem.badRequest("The cursor is not one this server gave out.") }
+                after = (position.createdAtMicros, position.id)
+            }
+            let devices = try await accounts.devices(context.userId, after: after, limit: limit + 1)
             let page = Array(devices.prefix(limit))
             let next = devices.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil
             return Page(items: page.map { DeviceDTO($0) }, nextCursor: next)

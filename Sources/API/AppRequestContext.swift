@@ -7,6 +7,9 @@ import Hummingbird
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity?
+    /// A credential was sent but refused. Only routes that need an identity raise it, so a
+    /// client that keeps sending a stale token can still log in, refresh or pair.
+    public var authFailure: AuthError?
     public let remoteAddress: String
 
     public init(source: Source) {
@@ -52,7 +55,7 @@ public struct UserRequestContext: ChildRequestContext {
         case .device?:
             throw AuthError.forbidden("device keys may only call ingestion routes")
         case nil:
-            throw AuthError.unauthenticated("log in, or send an access token as Authorization: Bearer")
+            throw context.authFailure ?? AuthError.unauthenticated("log in, or send an access token as Authorization: Bearer")
         }
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
@@ -70,7 +73,8 @@ public struct IngestionRequestContext: ChildRequestContext {
 
     public init(context: AppRequestContext) throws {
         guard let identity = context.identity else {
-            throw AuthError.unauthenticated("send a device key (Authorization: Bearer, X-API-Key or ?key=) or an access token")
+            throw context.authFailure
+                ?? AuthError.unauthenticated("send a device key (Authorization: Bearer, X-API-Key or ?key=) or an access token")
         }
         self.identity = identity
         coreContext = context.coreContext

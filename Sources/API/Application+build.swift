@@ -12,6 +12,7 @@ import Prometheus
 public struct AppDependencies: Sendable {
     public var client: PostgresClient
     public var accounts: AccountService
+    public var habits: HabitService
     public var clock: any WallClock
     public var migrator: Migrator
     public var projectors: [any Projector]
@@ -20,13 +21,16 @@ public struct AppDependencies: Sendable {
     public var readinessTimeout: Duration
 
     public init(
-        client: PostgresClient, accounts: AccountService, clock: any WallClock, migrator: Migrator, projectors: [any Projector] = ProjectionCatalog.all(),
+        client: PostgresClient, accounts: AccountService, clock: any WallClock, migrator: Migrator, habits: HabitService? = nil, projectors: [any Projector] = ProjectionCatalog.all(),
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maxBodyBytes: Int = 1_048_576,
         readinessTimeout: Duration = .seconds(2)
     ) {
         self.client = client
         self.accounts = accounts
         self.clock = clock
+        self.habits = habits ?? HabitService(
+            store: PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: Logger(label: "lifelog")),
+            clock: clock, logger: Logger(label: "lifelog"))
         self.migrator = migrator
         self.projectors = projectors
         self.metrics = metrics
@@ -47,6 +51,7 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)
         .register(on: router)
     AccountRoutes(accounts: dependencies.accounts).register(on: router.group("api/v1"))
+    HabitRoutes(habits: dependencies.habits).register(on: router.group("api/v1"))
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))

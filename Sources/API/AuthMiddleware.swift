@@ -4,24 +4,28 @@ import Hummingbird
 
 /// Finds out who is calling. A device key (prefix `lld_`) may come as `Authorization: Bearer`,
 /// `X-API-Key` or `?key=`; anything else after Bearer is an access token. A credential that is
-/// present but wrong is refused here; no credential leaves the identity empty for the route's
-/// context to refuse.
+/// present but wrong is remembered, and raised by the route's context only if the route needs
+/// an identity; no credential leaves the identity empty for that context to refuse.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let accounts: AccountService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if let authorization = request.headers[.authorization] {
-            guard authorization.lowercased().hasPrefix("bearer ") else {
-                throw AuthError.unauthenticated("use Authorization: Bearer <token>")
+        do {
+            if let authorization = request.headers[.authorization] {
+                guard authorization.lowercased().hasPrefix("bearer ") else {
+                    throw AuthError.unauthenticated("use Authorization: Bearer <token>")
+                }
+                let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+                context.identity = token.hasPrefix("lld_")
+                    ? try await accounts.authenticate(deviceKey: token)
+                    : try await accounts.authenticate(accessToken: token)
+            } else if let key = request.headers[.init("X-API-Key")!] ?? request.uri.queryParameters.get("key") {
+                context.identity = try await accounts.authenticate(deviceKey: String(key))
             }
-            let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-            context.identity = token.hasPrefix("lld_")
-                ? try await accounts.authenticate(deviceKey: token)
-                : try await accounts.authenticate(accessToken: token)
-        } else if let key = request.headers[.init("X-API-Key")!] ?? request.uri.queryParameters.get("key") {
-            context.identity = try await accounts.authenticate(deviceKey: key)
+        } catch let failure as AuthError {
+            context.authFailure = failure
         }
         return try await next(request, context)
     }

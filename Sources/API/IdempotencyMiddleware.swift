@@ -11,6 +11,8 @@ import PostgresNIO
 /// `Idempotency-Key` on POST: the same key with the same request replays the first response
 /// (status and body); the same key with another request is 422. Keys are per user, kept at least
 /// 24 hours. Only successful responses are kept: a failed request may be retried with its key.
+/// Secrets in a response (a device key, tokens, a pairing code) are never stored: a replay says
+/// what was created, with those fields left out, and the `Idempotent-Replayed` header.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name("Idempotency-Key")!
@@ -28,16 +30,21 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: maxBodyBytes)
         var hasher = SHA256()
-        hasher.update(data: Data("\(request.method) \(request.uri.path)\n".utf8))
+        // The kind of credential is part of the request: a device key never replays a user's answer.
+        let caller = context.identity.map { if case .device = $0 { "device" } else { "user" } } ?? "anonymous"
+        hasher.update(data: Data("\(caller) \(request.method) \(request.uri.path)\n".utf8))
         hasher.update(data: Data(buffer: body))
         let requestHash = ByteBuffer(bytes: hasher.finalize())
         let now = clock.now()
         let logger = context.logger
 
         var claimed = false
+        // A claim left by a request that died (status still empty after a minute) is taken over.
         for try await _ in try await client.query("""
-            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
-            ON CONFLICT (user_id, key) DO NOTHING RETURNING 1
+            INSERT INTO idempotency_keys AS k (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
+            ON CONFLICT (user_id, key) DO UPDATE SET created_at = excluded.created_at, request_hash = excluded.request_hash
+              WHERE k.status IS NULL AND k.created_at < \(now.addingTimeInterval(-60)) AND k.request_hash = excluded.request_hash
+            RETURNING 1
             """, logger: logger) { claimed = true }
         if !claimed {
             return try await replay(userId: userId, key: key, requestHash: requestHash, logger: logger)
@@ -53,7 +60,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             let bytes = collected.buffer
             try await client.run("""
                 UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
-                  body = \(bytes)
+                  body = \(Self.withoutSecrets(bytes))
                 WHERE user_id = \(userId) AND key = \(key)
                 """, logger: logger)
             try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
@@ -64,6 +71,19 @@ struct IdempotencyMiddleware: RouterMiddleware {
             try? await release(userId: userId, key: key, logger: logger)
             throw error
         }
+    }
+
+    static let secretFields: Set<String> = ["api_key", "access_token", "refresh_token", "code"]
+
+    /// The body to keep: a JSON object loses its secret fields; anything else is kept as is.
+    static func withoutSecrets(_ body: ByteBuffer) -> ByteBuffer {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
+              object.keys.contains(where: secretFields.contains) else { return body }
+        let kept = object.filter { !secretFields.contains($0.key) }
+        guard let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return ByteBuffer(string: "{}")
+        }
+        return ByteBuffer(bytes: data)
     }
 
     private func release(userId: UUID, key: String, logger: Logger) async throws {

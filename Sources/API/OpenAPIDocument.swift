@@ -99,6 +99,50 @@ components:
         created_at: { type: string, format: date-time }
         last_used_at: { type: string, format: date-time }
         api_key: { type: string, description: Only in the answer that created the device }
+    Schedule:
+      description: When the habit is due
+      oneOf:
+        - { type: object, required: [type], properties: { type: { const: daily } } }
+        - { type: object, required: [type, days], properties: { type: { const: weekdays }, days: { type: array, items: { type: integer, minimum: 1, maximum: 7 } } } }
+        - { type: object, required: [type, count], properties: { type: { const: times_per_week }, count: { type: integer, minimum: 1, maximum: 7 } } }
+        - { type: object, required: [type, n], properties: { type: { const: every_n_days }, n: { type: integer, minimum: 2, maximum: 365 } } }
+        - { type: object, required: [type, day], properties: { type: { const: monthly }, day: { oneOf: [{ type: integer, minimum: 1, maximum: 31 }, { const: last }] } } }
+    Habit:
+      type: object
+      required: [id, name, kind, schedule, start_date, archived, date, due_today, completed_today, current_streak, best_streak, version]
+      properties:
+        id: { type: string, format: uuid }
+        name: { type: string }
+        emoji: { type: string }
+        color: { type: string }
+        kind: { type: string, enum: [boolean, numeric] }
+        target: { type: number }
+        unit: { type: string }
+        schedule: { $ref: '#/components/schemas/Schedule' }
+        start_date: { type: string, format: date }
+        reminder_time: { type: string, example: "08:00" }
+        archived: { type: boolean }
+        date: { type: string, format: date, description: The date the state is for (default the user's logical today) }
+        due_today: { type: boolean }
+        completed_today: { type: boolean }
+        today_value: { type: number }
+        period_progress:
+          type: object
+          properties:
+            done: { type: integer }
+            target: { type: integer }
+            start: { type: string, format: date }
+            end: { type: string, format: date }
+        current_streak: { type: integer }
+        best_streak: { type: integer }
+        completion_rate_30d: { type: number }
+        next_due_date: { type: string, format: date }
+        version: { type: integer }
+    HabitList:
+      type: object
+      required: [items]
+      properties:
+        items: { type: array, items: { $ref: '#/components/schemas/Habit' } }
     Status:
       type: object
       required: [status]
@@ -332,6 +376,187 @@ paths:
         '201': { description: Paired, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
         '401': { $ref: '#/components/responses/Problem' }
         '429': { $ref: '#/components/responses/Problem' }
+  /api/v1/habits:
+    get:
+      summary: Every active habit with its state on a date
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: date, in: query, required: false, schema: { type: string, format: date } }
+      responses:
+        '200': { description: Habits, content: { application/json: { schema: { $ref: '#/components/schemas/HabitList' } } } }
+    post:
+      summary: Create a habit
+      security: [{ bearer: [] }]
+      parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, kind, schedule]
+              properties:
+                name: { type: string }
+                emoji: { type: string }
+                color: { type: string }
+                kind: { type: string, enum: [boolean, numeric] }
+                target: { type: number, description: Numeric habits only }
+                unit: { type: string }
+                schedule: { $ref: '#/components/schemas/Schedule' }
+                start_date: { type: string, format: date }
+                reminder_time: { type: string }
+      responses:
+        '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/habits/{id}:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+    get:
+      summary: One habit with its state
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: date, in: query, required: false, schema: { type: string, format: date } }
+      responses:
+        '200': { description: The habit, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        '404': { $ref: '#/components/responses/Problem' }
+    patch:
+      summary: Change a habit; a schedule change applies from effective_from (default today)
+      security: [{ bearer: [] }]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: { type: string }
+                emoji: { type: string }
+                color: { type: string }
+                target: { type: number }
+                unit: { type: string }
+                reminder_time: { type: string }
+                schedule: { $ref: '#/components/schemas/Schedule' }
+                effective_from: { type: string, format: date }
+      responses:
+        '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        '412': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
+    delete:
+      summary: Archive a habit (history stays)
+      security: [{ bearer: [] }]
+      responses:
+        '204': { description: Archived }
+        '404': { $ref: '#/components/responses/Problem' }
+  /api/v1/habits/{id}/restore:
+    post:
+      summary: Restore an archived habit
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        '200': { description: Restored, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+  /api/v1/habits/{id}/logs:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+    post:
+      summary: Log the habit for a date (default the logical today); answers with its new state
+      security: [{ bearer: [] }]
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                date: { type: string, format: date }
+                value: { type: number }
+      responses:
+        '201': { description: Logged, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        '422': { $ref: '#/components/responses/Problem' }
+    get:
+      summary: The day totals between from and to
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: from, in: query, required: false, schema: { type: string, format: date } }
+        - { name: to, in: query, required: false, schema: { type: string, format: date } }
+      responses:
+        '200':
+          description: Logs
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  items: { type: array, items: { type: object, properties: { date: { type: string, format: date }, value: { type: number } } } }
+  /api/v1/habits/{id}/logs/{date}:
+    delete:
+      summary: Remove the logs of a date
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+        - { name: date, in: path, required: true, schema: { type: string, format: date } }
+      responses:
+        '200': { description: Removed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+  /api/v1/habits/{id}/freezes:
+    post:
+      summary: Excuse a date range (vacation, illness)
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [from, to]
+              properties:
+                from: { type: string, format: date }
+                to: { type: string, format: date }
+                reason: { type: string }
+      responses:
+        '201':
+          description: Frozen
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  freeze_id: { type: string, format: uuid }
+                  habit: { $ref: '#/components/schemas/Habit' }
+  /api/v1/habits/{id}/freezes/{freeze_id}:
+    delete:
+      summary: Remove a freeze
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+        - { name: freeze_id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        '200': { description: Removed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+  /api/v1/habits/{id}/history:
+    get:
+      summary: Each date (or week) between from and to with its status, for heatmaps
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+        - { name: from, in: query, required: false, schema: { type: string, format: date } }
+        - { name: to, in: query, required: false, schema: { type: string, format: date } }
+      responses:
+        '200':
+          description: Periods
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  items:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        start: { type: string, format: date }
+                        end: { type: string, format: date }
+                        status: { type: string, enum: [satisfied, excused, missed, pending, not_scheduled] }
   /api/v1/ingest/whoami:
     get:
       summary: Who a device key (or session) belongs to, and its scope

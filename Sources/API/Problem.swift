@@ -90,6 +90,11 @@ public enum ProblemMapping {
             return .invalid(failure.errors.map { Problem.FieldError(field: $0.field, message: $0.message) })
         case let auth as AuthError:
             return authProblem(auth)
+        case let habit as HabitError:
+            switch habit {
+            case .notFound: return .notFound()
+            case .versionMismatch(let current): return authProblem(.versionMismatch(current: current))
+            }
         case let storeError as EventStoreError:
             switch storeError {
             case .wrongExpectedVersion:
@@ -98,7 +103,9 @@ public enum ProblemMapping {
                 return .conflict("This request id was already used for a different change.")
             case .streamOwnedByAnotherOwner:
                 return .notFound()
-            case .emptyAppend, .appendNotFirstWrite, .invalidEventData:
+            case .invalidEventData:
+                return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])
+            case .emptyAppend, .appendNotFirstWrite:
                 return nil
             }
         case let decoding as DecodingError:
@@ -115,6 +122,10 @@ public enum ProblemMapping {
             }
         default:
             if PostgresErrors.isConnectionFailure(error) { return .databaseUnavailable() }
+            // Text PostgreSQL refuses (a NUL, bad encoding) is bad input, not our failure.
+            if ["22021", "22P05"].contains(PostgresErrors.sqlState(error) ?? "") {
+                return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])
+            }
             return nil
         }
     }

@@ -27,6 +27,7 @@ public struct PostgresEventStore: Sendable {
         to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction? = nil
     ) async throws -> AppendResult {
         guard !events.isEmpty else { throw EventStoreError.emptyAppend }
+        guard Set(events.map(\.eventId)).count == events.count else { throw EventStoreError.eventIdConflict(stream: stream.id) }
         do {
             return try await appendOnce(to: stream, expected: expected, events: events, also: also)
         } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation
@@ -115,7 +116,7 @@ public struct PostgresEventStore: Sendable {
             return EventStoreError.streamOwnedByAnotherOwner(stream: stream.id)
         case PostgresErrors.appendNotFirstWrite?:
             return EventStoreError.appendNotFirstWrite
-        case "22P02"?, "22023"?:
+        case "22P02"?, "22023"?, "22P05"?, "22021"?:
             return EventStoreError.invalidEventData(PostgresErrors.message(unwrapped) ?? "not valid JSON")
         default:
             return unwrapped

@@ -5,6 +5,7 @@ public enum ProjectionCatalog {
             StreamSummaryProjector(),
             OwnerActivityProjector(),
             AccountsProjector(),
+            HabitsProjector(),
         ]
     }
 

@@ -62,6 +62,10 @@ import TestSupport
             #expect(names == ["D0", "D1", "D2", "D3", "D4"])
             #expect(try await http.call(.get, "/api/v1/devices?limit=0", token: token).status == .unprocessableContent)
             #expect(try await http.call(.get, "/api/v1/devices?cursor=garbage", token: token).status == .badRequest)
+            // A forged cursor with an absurd time is refused, not trusted.
+            let forged = Data(#"{"createdAtMicros":9223372036854775807,"id":"00000000-0000-0000-0000-000000000000"}"#.utf8)
+                .base64EncodedString().replacingOccurrences(of: "=", with: "")
+            #expect(try await http.call(.get, "/api/v1/devices?cursor=\(forged)", token: token).status == .badRequest)
         }
     }
 
@@ -108,8 +112,13 @@ import TestSupport
             let replay = try await http.call(.post, "/api/v1/devices", token: a, headers: key, json: #"{"name":"Watch","kind":"watch"}"#)
             #expect(first.status == .created)
             #expect(replay.status == .created)
-            #expect(replay.text == first.text)
+            #expect(replay.string("id") == first.string("id"))
             #expect(replay.headers[.init("Idempotent-Replayed")!] == "true")
+            // The key was shown once; the stored answer never held it.
+            #expect(first.string("api_key") != nil)
+            #expect(replay.string("api_key") == nil)
+            let stored = try await harness.client.query("SELECT convert_from(body, 'UTF8') FROM idempotency_keys")
+            for try await body in stored.decode(String.self) { #expect(!body.contains("lld_")) }
             let other = try await http.call(.post, "/api/v1/devices", token: a, headers: key, json: #"{"name":"Ring","kind":"ring"}"#)
             #expect(other.status == .unprocessableContent)
             // Keys are per user: B's request with the same key is B's own.

@@ -20,7 +20,32 @@ import TestSupport
         var intact: @Sendable (any TestClientProtocol, String, String) async throws -> Bool
     }
 
+    static let habitJSON = #"{"name":"A's habit","kind":"boolean","schedule":{"type":"daily"}}"#
+
     static let cases: [Case] = [
+        Case(
+            description: "habits",
+            create: { http, token in
+                let id = try await http.call(.post, "/api/v1/habits", token: token, json: habitJSON).string("id") ?? ""
+                _ = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
+                return id
+            },
+            attempts: [
+                (.get, "/api/v1/habits/{id}", nil),
+                (.patch, "/api/v1/habits/{id}", #"{"name":"Mine now"}"#),
+                (.delete, "/api/v1/habits/{id}", nil),
+                (.post, "/api/v1/habits/{id}/restore", nil),
+                (.post, "/api/v1/habits/{id}/logs", "{}"),
+                (.get, "/api/v1/habits/{id}/logs", nil),
+                (.get, "/api/v1/habits/{id}/history", nil),
+                (.post, "/api/v1/habits/{id}/freezes", #"{"from":"2026-01-01","to":"2026-01-02"}"#),
+                (.delete, "/api/v1/habits/{id}/freezes/00000000-0000-0000-0000-000000000000", nil),
+            ],
+            intact: { http, token, id in
+                let habit = try await http.call(.get, "/api/v1/habits/\(id)", token: token)
+                return habit.string("name") == "A's habit" && habit.object["archived"] as? Bool == false
+                    && habit.object["completed_today"] as? Bool == true
+            }),
         Case(
             description: "devices",
             create: { http, token in

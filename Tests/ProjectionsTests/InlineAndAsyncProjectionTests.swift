@@ -11,19 +11,19 @@ import TestSupport
     @Test func anInlineReadModelIsCurrentWhenTheAppendReturns() async throws {
         try await TestDatabase.withAppClient { _, client in
             let store = ProjectionFixtures.store(client)
-            let stream = Fixtures.stream("habit")
-            try await store.append(to: stream, expected: .noStream, events: [Fixtures.event(type: "habit.created")])
-            try await store.append(to: stream, expected: .exact(1), events: [Fixtures.event(type: "habit.logged"), Fixtures.event(type: "habit.logged")])
+            let stream = Fixtures.stream("demo")
+            try await store.append(to: stream, expected: .noStream, events: [Fixtures.event(type: "demo.created")])
+            try await store.append(to: stream, expected: .exact(1), events: [Fixtures.event(type: "demo.logged"), Fixtures.event(type: "demo.logged")])
             let rows = try await client.query("""
                 SELECT stream_type, event_count, last_stream_version, last_event_type FROM rm_stream_summary WHERE stream_id = \(stream.id)
                 """)
             var found = false
             for try await (type, count, version, last) in rows.decode((String, Int64, Int64, String).self) {
                 found = true
-                #expect(type == "habit")
+                #expect(type == "demo")
                 #expect(count == 3)
                 #expect(version == 3)
-                #expect(last == "habit.logged")
+                #expect(last == "demo.logged")
             }
             #expect(found)
         }

@@ -19,11 +19,11 @@ public struct AppHarness: Sendable {
 
     /// Runs `body` with a fresh database and an application built the way `serve` builds it.
     public static func with(
-        keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576,
+        keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576, now: Date = Date(),
         _ body: @Sendable (AppHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withAppClient { database, client in
-            let clock = MutableClock(Date())
+            let clock = MutableClock(now)
             let accounts = try await makeAccountService(client: client, keys: keys, clock: clock, logger: TestDatabase.logger)
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
             let app = buildApplication(

@@ -92,18 +92,19 @@ public struct AccountService: Sendable {
     /// Same answer and about the same time for a wrong email and a wrong password.
     public func login(email: String, password: String, address: String) async throws -> (UserRecord, TokenPair) {
         let email = Email.normalize(email)
-        let keys = ["account:\(email)", "address:\(address)"]
-        try await throttle.check([(keys[0], Self.accountFailureLimit), (keys[1], Self.addressFailureLimit)])
+        // Text that could never be an account still counts against the address, not a new key.
+        let accountKey = Email.isValid(email) ? "account:\(email)" : "account:invalid"
+        let keys = [accountKey, "address:\(address.prefix(64))"]
+        let attempt = try await throttle.claim([(keys[0], Self.accountFailureLimit), (keys[1], Self.addressFailureLimit)])
+        guard Email.isValid(email), !password.contains("\0") else { throw AuthError.invalidCredentials }
         var found: (UUID, String)?
         let rows = try await client.query("""
             SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
             """, logger: logger)
         for try await row in rows.decode((UUID, String).self) { found = row }
         let matches = try await hasher.verify(password, hash: found?.1 ?? decoyHash)
-        guard let (userId, _) = found, matches else {
-            try await throttle.recordFailure(keys)
-            throw AuthError.invalidCredentials
-        }
+        guard let (userId, _) = found, matches else { throw AuthError.invalidCredentials }
+        try await throttle.forgive(attempt)
         try await throttle.clear(keys[0])
         let pair = try await startSession(userId: userId)
         return (try await user(userId), pair)
@@ -251,6 +252,8 @@ public struct AccountService: Sendable {
     /// for the caller, so only this device stays logged in.
     public func changePassword(_ userId: UUID, current: String, new: String) async throws -> TokenPair {
         try ValidationFailure.check(Passwords.validationErrors(new, field: "new_password"))
+        // A stolen access token must not become a way to guess the password.
+        let attempt = try await throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)])
         var stored: String?
         for try await hash in try await client.query("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
             stored = hash
@@ -258,6 +261,7 @@ public struct AccountService: Sendable {
         guard let stored, try await hasher.verify(current, hash: stored) else {
             throw ValidationFailure("current_password", "is not the current password")
         }
+        try await throttle.forgive(attempt)
         try await setPassword(userId, new, reason: "changed by user")
         return try await startSession(userId: userId)
     }
@@ -282,6 +286,7 @@ public struct AccountService: Sendable {
         var errors: [FieldError] = []
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty || trimmed.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
+        else if TextRules.hasControlCharacters(trimmed) { errors.append(FieldError("name", "must not contain control characters")) }
         let deviceKind = DeviceKind(rawValue: kind)
         if deviceKind == nil { errors.append(FieldError("kind", "must be one of " + DeviceKind.allCases.map(\.rawValue).joined(separator: ", "))) }
         try ValidationFailure.check(errors)
@@ -300,13 +305,15 @@ public struct AccountService: Sendable {
         return (DeviceRecord(id: deviceId, name: trimmed, kind: (deviceKind ?? .other).rawValue, createdAt: now, lastUsedAt: nil), key)
     }
 
-    /// Active devices, oldest first, after `cursor` (created_at, id).
-    public func devices(_ userId: UUID, after cursor: (Date, UUID)?, limit: Int) async throws -> [DeviceRecord] {
-        let (afterDate, afterId) = cursor ?? (Date(timeIntervalSince1970: 0), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+    /// Active devices, oldest first, after `cursor` (created_at in whole microseconds, id):
+    /// integers, so a position survives the round trip through a client exactly.
+    public func devices(_ userId: UUID, after cursor: (micros: Int64, id: UUID)?, limit: Int) async throws -> [DeviceRecord] {
+        let (afterMicros, afterId) = cursor ?? (Int64.min, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
         let rows = try await client.query("""
             SELECT d.device_id, d.name, d.kind, d.created_at, k.last_used_at
             FROM rm_devices d LEFT JOIN device_keys k USING (device_id)
-            WHERE d.user_id = \(userId) AND d.revoked_at IS NULL AND (d.created_at, d.device_id) > (\(afterDate), \(afterId))
+            WHERE d.user_id = \(userId) AND d.revoked_at IS NULL
+              AND ((EXTRACT(EPOCH FROM d.created_at) * 1000000)::bigint, d.device_id) > (\(afterMicros), \(afterId))
             ORDER BY d.created_at, d.device_id LIMIT \(limit)
             """, logger: logger)
         var devices: [DeviceRecord] = []
@@ -347,8 +354,8 @@ public struct AccountService: Sendable {
 
     /// Trades a valid, unused code for a device key. Wrong codes count like wrong passwords.
     public func pair(code: String, deviceName: String, kind: String, address: String) async throws -> (DeviceRecord, String) {
-        let key = "pairing-address:\(address)"
-        try await throttle.check([(key, Self.accountFailureLimit)])
+        let key = "pairing-address:\(address.prefix(64))"
+        let attempt = try await throttle.claim([(key, Self.accountFailureLimit)])
         let now = clock.now()
         let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
         var userId: UUID?
@@ -357,10 +364,8 @@ public struct AccountService: Sendable {
             WHERE code_hash = \(SecretToken.hash(normalized)) AND used_at IS NULL AND expires_at > \(now)
             RETURNING user_id
             """, logger: logger).decode(UUID.self) { userId = id }
-        guard let userId else {
-            try await throttle.recordFailure([key])
-            throw AuthError.invalidPairingCode
-        }
+        guard let userId else { throw AuthError.invalidPairingCode }
+        try await throttle.forgive(attempt)
         return try await createDevice(userId, name: deviceName, kind: kind, via: "pairing code")
     }
 

@@ -86,6 +86,7 @@ public struct UserProfile: Sendable, Equatable, Codable {
         var errors: [FieldError] = []
         if !Email.isValid(email) { errors.append(FieldError("email", "must be an email address")) }
         if name.isEmpty || name.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
+        else if TextRules.hasControlCharacters(name) { errors.append(FieldError("name", "must not contain control characters")) }
         if !TimeZones.isValid(timezone) {
             errors.append(FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"))
         }
@@ -104,7 +105,8 @@ public enum Email {
     public static func isValid(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.count <= 254,
-              !email.contains(where: { $0.isWhitespace }) else { return false }
+              !email.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+        else { return false }
         return !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
     }
 }
@@ -129,7 +131,17 @@ public enum Passwords {
 
     public static func validationErrors(_ password: String, field: String = "password") -> [FieldError] {
         if password.count < minimumLength { return [FieldError(field, "must be at least \(minimumLength) characters")] }
+        // bcrypt reads a C string: a NUL would silently cut the password short.
+        if password.contains("\0") { return [FieldError(field, "must not contain NUL characters")] }
         if password.utf8.count > 72 { return [FieldError(field, "must be at most 72 bytes")] }
         return []
+    }
+}
+
+public enum TextRules {
+    /// Control characters (NUL among them) have no place in names and labels, and PostgreSQL
+    /// refuses NUL in text and JSON.
+    public static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

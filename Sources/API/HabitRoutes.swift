@@ -1,0 +1,188 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+
+struct HabitDTO: ResponseEncodable {
+    struct Progress: Encodable, Sendable {
+        var done: Int
+        var target: Int
+        var start: String
+        var end: String
+    }
+
+    var id: String
+    var name: String
+    var emoji: String?
+    var color: String?
+    var kind: String
+    var target: Decimal?
+    var unit: String?
+    var schedule: HabitSchedule
+    var startDate: String
+    var reminderTime: String?
+    var archived: Bool
+    var date: String
+    var dueToday: Bool
+    var completedToday: Bool
+    var todayValue: Decimal?
+    var periodProgress: Progress?
+    var currentStreak: Int
+    var bestStreak: Int
+    var completionRate30d: Double?
+    var nextDueDate: String?
+    var version: Int64
+
+    init(_ view: HabitView) {
+        id = view.id.uuidString.lowercased()
+        name = view.name
+        emoji = view.emoji
+        color = view.color
+        kind = view.kind.rawValue
+        target = view.target
+        unit = view.unit
+        schedule = view.schedule
+        startDate = view.startDate.description
+        reminderTime = view.reminderTime
+        archived = view.archived
+        date = view.date.description
+        dueToday = view.state.dueToday
+        completedToday = view.state.completedToday
+        todayValue = view.state.todayValue
+        periodProgress = view.state.periodProgress.map {
+            Progress(done: $0.done, target: $0.target, start: $0.start.description, end: $0.end.description)
+        }
+        currentStreak = view.state.currentStreak
+        bestStreak = view.state.bestStreak
+        completionRate30d = view.state.completionRate30d
+        nextDueDate = view.state.nextDueDate?.description
+        version = view.version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, emoji, color, kind, target, unit, schedule, startDate, reminderTime, archived, date, dueToday
+        case completedToday, todayValue, periodProgress, currentStreak, bestStreak
+        case completionRate30d = "completionRate30D"
+        case nextDueDate, version
+    }
+}
+
+/// `/api/v1/habits*`.
+struct HabitRoutes {
+    let habits: HabitService
+
+    struct CreateRequest: Decodable {
+        var name: String
+        var emoji: String?
+        var color: String?
+        var kind: String
+        var target: Decimal?
+        var unit: String?
+        var schedule: HabitSchedule
+        var startDate: String?
+        var reminderTime: String?
+    }
+    struct LogRequest: Decodable {
+        var date: String?
+        var value: Decimal?
+    }
+    struct FreezeRequest: Decodable {
+        var from: String
+        var to: String
+        var reason: String?
+    }
+    struct FreezeDTO: ResponseEncodable {
+        var freezeId: String
+        var habit: HabitDTO
+    }
+    struct LogDTO: Encodable, Sendable {
+        var date: String
+        var value: Decimal
+    }
+    struct HistoryDTO: Encodable, Sendable {
+        var start: String
+        var end: String
+        var status: String
+    }
+    struct Items<T: Encodable & Sendable>: ResponseEncodable { var items: [T] }
+
+    static func id(_ context: UserRequestContext, _ name: String = "id") throws -> UUID {
+        guard let id = context.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw HabitError.notFound }
+        return id
+    }
+
+    static func date(_ request: Request, _ name: String) throws -> LocalDate? {
+        guard let raw = request.uri.queryParameters.get(name) else { return nil }
+        guard let date = LocalDate(String(raw)) else { throw Problem.invalid([.init(field: name, message: "must be a date as YYYY-MM-DD")]) }
+        return date
+    }
+
+    static func range(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
+        let to = try date(request, "to") ?? today
+        let from = try date(request, "from") ?? to.adding(days: -30)
+        guard from <= to, from.days(until: to) <= 800 else {
+            throw Problem.invalid([.init(field: "from", message: "must be on or before to, at most 800 days earlier")])
+        }
+        return (from, to)
+    }
+
+    func register(on api: RouterGroup<AppRequestContext>) {
+        let habits = self.habits
+        let user = api.group("habits", context: UserRequestContext.self)
+        user.post { request, context in
+            let body = try await request.json(CreateRequest.self, context: context)
+            let view = try await habits.create(context.userId, .init(
+                name: body.name, emoji: body.emoji, color: body.color, kind: body.kind, target: body.target, unit: body.unit,
+                schedule: body.schedule, startDate: body.startDate, reminderTime: body.reminderTime))
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
+        }
+        user.get { request, context in
+            Items(items: try await habits.list(context.userId, on: try Self.date(request, "date")).map(HabitDTO.init))
+        }
+        user.get("{id}") { request, context in
+            let view = try await habits.habit(context.userId, try Self.id(context), on: try Self.date(request, "date"))
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
+        }
+        user.patch("{id}") { request, context in
+            let change = try await request.json(HabitService.Change.self, context: context)
+            let view = try await habits.update(context.userId, try Self.id(context), change: change, ifMatch: try ETag.ifMatch(request))
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
+        }
+        user.delete("{id}") { _, context in
+            _ = try await habits.setArchived(context.userId, try Self.id(context), archived: true)
+            return Response(status: .noContent)
+        }
+        user.post("{id}/restore") { _, context in
+            HabitDTO(try await habits.setArchived(context.userId, try Self.id(context), archived: false))
+        }
+        user.post("{id}/logs") { request, context in
+            let body = try await request.json(LogRequest.self, context: context)
+            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.userId, try Self.id(context), date: body.date, value: body.value)))
+        }
+        user.get("{id}/logs") { request, context in
+            let id = try Self.id(context)
+            let today = try await habits.habit(context.userId, id, on: nil).date
+            let (from, to) = try Self.range(request, today: today)
+            return Items(items: try await habits.logs(context.userId, id, from: from, to: to).map { LogDTO(date: $0.0.description, value: $0.1) })
+        }
+        user.delete("{id}/logs/{date}") { _, context in
+            HabitDTO(try await habits.removeLog(context.userId, try Self.id(context), date: context.parameters.get("date") ?? ""))
+        }
+        user.post("{id}/freezes") { request, context in
+            let body = try await request.json(FreezeRequest.self, context: context)
+            let (freezeId, view) = try await habits.addFreeze(context.userId, try Self.id(context), from: body.from, to: body.to, reason: body.reason)
+            return EditedResponse(status: .created, response: FreezeDTO(freezeId: freezeId.uuidString.lowercased(), habit: HabitDTO(view)))
+        }
+        user.delete("{id}/freezes/{freeze_id}") { _, context in
+            HabitDTO(try await habits.removeFreeze(context.userId, try Self.id(context), freezeId: try Self.id(context, "freeze_id")))
+        }
+        user.get("{id}/history") { request, context in
+            let id = try Self.id(context)
+            let today = try await habits.habit(context.userId, id, on: nil).date
+            let (from, to) = try Self.range(request, today: today)
+            return Items(items: try await habits.history(context.userId, id, from: from, to: to).map {
+                HistoryDTO(start: $0.0.description, end: $0.1.description, status: $0.2.rawValue)
+            })
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Events of a habit's stream (`habit-<uuid>`).
+public enum HabitEvent {
+    public static let streamType = "habit"
+    public static func streamId(_ habitId: UUID) -> String { "habit-\(habitId.uuidString.lowercased())" }
+
+    public enum Kind: String, Codable, Sendable { case boolean, numeric }
+
+    public struct Created: Codable, Sendable, Equatable {
+        public static let type = "habit.created"
+        public var habitId: UUID
+        public var name: String
+        public var emoji: String?
+        public var color: String?
+        public var kind: Kind
+        public var target: Decimal?
+        public var unit: String?
+        public var schedule: HabitSchedule
+        public var startDate: LocalDate
+        public var reminderTime: LocalTime?
+        public init(habitId: UUID, name: String, emoji: String? = nil, color: String? = nil, kind: Kind, target: Decimal? = nil, unit: String? = nil, schedule: HabitSchedule, startDate: LocalDate, reminderTime: LocalTime? = nil) {
+            self.habitId = habitId
+            self.name = name
+            self.emoji = emoji
+            self.color = color
+            self.kind = kind
+            self.target = target
+            self.unit = unit
+            self.schedule = schedule
+            self.startDate = startDate
+            self.reminderTime = reminderTime
+        }
+    }
+
+    /// Only the fields that changed; a schedule change carries the date it applies from.
+    public struct Changed: Codable, Sendable, Equatable {
+        public static let type = "habit.changed"
+        public var habitId: UUID
+        public var name: String?
+        public var emoji: String?
+        public var color: String?
+        public var target: Decimal?
+        public var unit: String?
+        public var reminderTime: LocalTime?
+        public var schedule: HabitSchedule?
+        public var scheduleFrom: LocalDate?
+        public init(habitId: UUID, name: String? = nil, emoji: String? = nil, color: String? = nil, target: Decimal? = nil, unit: String? = nil, reminderTime: LocalTime? = nil, schedule: HabitSchedule? = nil, scheduleFrom: LocalDate? = nil) {
+            self.habitId = habitId
+            self.name = name
+            self.emoji = emoji
+            self.color = color
+            self.target = target
+            self.unit = unit
+            self.reminderTime = reminderTime
+            self.schedule = schedule
+            self.scheduleFrom = scheduleFrom
+        }
+    }
+
+    public struct Archived: Codable, Sendable, Equatable {
+        public static let type = "habit.archived"
+        public var habitId: UUID
+        public init(habitId: UUID) {
+            self.habitId = habitId
+        }
+    }
+
+    public struct Restored: Codable, Sendable, Equatable {
+        public static let type = "habit.restored"
+        public var habitId: UUID
+        public init(habitId: UUID) {
+            self.habitId = habitId
+        }
+    }
+
+    public struct Logged: Codable, Sendable, Equatable {
+        public static let type = "habit.logged"
+        public var habitId: UUID
+        /// The local date the log counts for; it never moves when the user changes zone.
+        public var date: LocalDate
+        public var value: Decimal
+        public init(habitId: UUID, date: LocalDate, value: Decimal) {
+            self.habitId = habitId
+            self.date = date
+            self.value = value
+        }
+    }
+
+    public struct LogRemoved: Codable, Sendable, Equatable {
+        public static let type = "habit.log_removed"
+        public var habitId: UUID
+        public var date: LocalDate
+        public init(habitId: UUID, date: LocalDate) {
+            self.habitId = habitId
+            self.date = date
+        }
+    }
+
+    public struct FreezeAdded: Codable, Sendable, Equatable {
+        public static let type = "habit.freeze_added"
+        public var habitId: UUID
+        public var freezeId: UUID
+        public var from: LocalDate
+        public var to: LocalDate
+        public var reason: String?
+        public init(habitId: UUID, freezeId: UUID, from: LocalDate, to: LocalDate, reason: String? = nil) {
+            self.habitId = habitId
+            self.freezeId = freezeId
+            self.from = from
+            self.to = to
+            self.reason = reason
+        }
+    }
+
+    public struct FreezeRemoved: Codable, Sendable, Equatable {
+        public static let type = "habit.freeze_removed"
+        public var habitId: UUID
+        public var freezeId: UUID
+        public init(habitId: UUID, freezeId: UUID) {
+            self.habitId = habitId
+            self.freezeId = freezeId
+        }
+    }
+
+    public static let types = [Created.type, Changed.type, Archived.type, Restored.type, Logged.type, LogRemoved.type,
+                               FreezeAdded.type, FreezeRemoved.type]
+}

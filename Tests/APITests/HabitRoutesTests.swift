@@ -1,0 +1,139 @@
+import API
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct HabitRoutesTests {
+    static func at(_ text: String) -> Date {
+        ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0)
+    }
+
+    func create(_ http: any TestClientProtocol, _ token: String, _ json: String) async throws -> String {
+        let created = try await http.call(.post, "/api/v1/habits", token: token, json: json)
+        #expect(created.status == .created, "\(created.text)")
+        return created.string("id") ?? ""
+    }
+
+    @Test func logAndReadTodaysStateAndStreaks() async throws {
+        // 2026-05-06 12:00 in Belgrade (UTC+2).
+        try await AppHarness.with(now: Self.at("2026-05-06T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("habits@example.com").string("access_token"))
+            let id = try await create(http, token, #"{"name":"Read","emoji":"📚","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-05-01"}"#)
+            for day in ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04", "2026-05-05"] {
+                let logged = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"\#(day)"}"#)
+                #expect(logged.status == .created)
+            }
+            let list = try await http.call(.get, "/api/v1/habits", token: token)
+            let habit = try #require((list.object["items"] as? [[String: Any]])?.first)
+            #expect(habit["current_streak"] as? Int == 5)
+            #expect(habit["due_today"] as? Bool == true)
+            #expect(habit["completed_today"] as? Bool == false)
+            #expect(habit["date"] as? String == "2026-05-06")
+            #expect(habit["next_due_date"] as? String == "2026-05-06")
+
+            // Logging today answers with the new state; twice is a no-op.
+            let today = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
+            #expect(today.object["completed_today"] as? Bool == true)
+            #expect(today.object["current_streak"] as? Int == 6)
+            let again = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
+            #expect(again.object["current_streak"] as? Int == 6)
+            let logs = try await http.call(.get, "/api/v1/habits/\(id)/logs?from=2026-05-01&to=2026-05-06", token: token)
+            #expect((logs.object["items"] as? [Any])?.count == 6)
+
+            let future = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"2026-05-07"}"#)
+            #expect(future.status == .unprocessableContent)
+            let early = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"2026-04-30"}"#)
+            #expect(early.status == .unprocessableContent)
+
+            // Removing a day's log recomputes the streak.
+            let removed = try await http.call(.delete, "/api/v1/habits/\(id)/logs/2026-05-03", token: token)
+            #expect(removed.object["current_streak"] as? Int == 3)
+            #expect(removed.object["best_streak"] as? Int == 3)
+        }
+    }
+
+    @Test func dayStartHourMovesTheLogicalDay() async throws {
+        // 02:00 on May 2 in Belgrade = 00:00 UTC.
+        try await AppHarness.with(now: Self.at("2026-05-02T00:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("early@example.com").string("access_token"))
+            _ = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"day_start_hour":4}"#)
+            let id = try await create(http, token, #"{"name":"Stretch","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-04-20"}"#)
+            let logged = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
+            #expect(logged.object["date"] as? String == "2026-05-01")
+            let logs = try await http.call(.get, "/api/v1/habits/\(id)/logs?from=2026-04-30&to=2026-05-02", token: token)
+            #expect((logs.object["items"] as? [[String: Any]])?.first?["date"] as? String == "2026-05-01")
+        }
+    }
+
+    @Test func numericTimesPerWeekFreezesAndArchive() async throws {
+        // Wednesday 2026-05-06.
+        try await AppHarness.with(now: Self.at("2026-05-06T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("numeric@example.com").string("access_token"))
+            let water = try await create(http, token, #"{"name":"Water","kind":"numeric","target":8,"unit":"glasses","schedule":{"type":"daily"}}"#)
+            let five = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":5}"#)
+            #expect(five.object["completed_today"] as? Bool == false)
+            #expect(five.object["today_value"] as? Double == 5)
+            let eight = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":3}"#)
+            #expect(eight.object["completed_today"] as? Bool == true)
+            let noValue = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: "{}")
+            #expect(noValue.status == .unprocessableContent)
+
+            let gym = try await create(http, token, #"{"name":"Gym","kind":"boolean","schedule":{"type":"times_per_week","count":3},"start_date":"2026-04-20"}"#)
+            for day in ["2026-04-20", "2026-04-22", "2026-04-24", "2026-04-27", "2026-04-28", "2026-04-30", "2026-05-04"] {
+                _ = try await http.call(.post, "/api/v1/habits/\(gym)/logs", token: token, json: #"{"date":"\#(day)"}"#)
+            }
+            let state = try await http.call(.get, "/api/v1/habits/\(gym)", token: token)
+            #expect(state.object["current_streak"] as? Int == 2)
+            #expect(state.object["due_today"] as? Bool == true)
+            let progress = state.object["period_progress"] as? [String: Any]
+            #expect(progress?["done"] as? Int == 1)
+            #expect(progress?["target"] as? Int == 3)
+            #expect(progress?["start"] as? String == "2026-05-04")
+
+            let daily = try await create(http, token, #"{"name":"Walk","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-05-01"}"#)
+            for day in ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04"] {
+                _ = try await http.call(.post, "/api/v1/habits/\(daily)/logs", token: token, json: #"{"date":"\#(day)"}"#)
+            }
+            #expect(try await http.call(.get, "/api/v1/habits/\(daily)", token: token).object["current_streak"] as? Int == 0)
+            let frozen = try await http.call(.post, "/api/v1/habits/\(daily)/freezes", token: token, json: #"{"from":"2026-05-05","to":"2026-05-05","reason":"ill"}"#)
+            #expect(frozen.status == .created)
+            #expect((frozen.object["habit"] as? [String: Any])?["current_streak"] as? Int == 4)
+            let history = try await http.call(.get, "/api/v1/habits/\(daily)/history?from=2026-04-30&to=2026-05-06", token: token)
+            let statuses = (history.object["items"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+            #expect(statuses == ["not_scheduled", "satisfied", "satisfied", "satisfied", "satisfied", "excused", "pending"])
+
+            #expect(try await http.call(.delete, "/api/v1/habits/\(daily)", token: token).status == .noContent)
+            let names = (try await http.call(.get, "/api/v1/habits", token: token).object["items"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names == ["Water", "Gym"])
+            let restored = try await http.call(.post, "/api/v1/habits/\(daily)/restore", token: token)
+            #expect(restored.object["archived"] as? Bool == false)
+            #expect(restored.object["current_streak"] as? Int == 4)
+        }
+    }
+
+    @Test func aScheduleChangeAppliesFromItsDateOnAndIfMatchGuardsIt() async throws {
+        try await AppHarness.with(now: Self.at("2026-05-13T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("change@example.com").string("access_token"))
+            let id = try await create(http, token, #"{"name":"Run","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-05-01"}"#)
+            for day in 1...7 { _ = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"2026-05-0\#(day)"}"#) }
+            for day in ["2026-05-08", "2026-05-11", "2026-05-13"] {
+                _ = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"\#(day)"}"#)
+            }
+            let version = try #require(try await http.call(.get, "/api/v1/habits/\(id)", token: token).headers[.eTag])
+            let changed = try await http.call(.patch, "/api/v1/habits/\(id)", token: token, headers: [.ifMatch: version],
+                json: #"{"schedule":{"type":"weekdays","days":[1,3,5]},"effective_from":"2026-05-08"}"#)
+            #expect(changed.status == .ok)
+            #expect(changed.object["current_streak"] as? Int == 10)
+            let stale = try await http.call(.patch, "/api/v1/habits/\(id)", token: token, headers: [.ifMatch: version], json: #"{"name":"Jog"}"#)
+            #expect(stale.status == .preconditionFailed)
+            let invalid = try await http.call(.post, "/api/v1/habits", token: token, json: #"{"name":"","kind":"numeric","schedule":{"type":"every_n_days","n":1}}"#)
+            #expect(invalid.status == .unprocessableContent)
+            let fields = Set((invalid.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+            #expect(fields == ["name", "target", "schedule.n"])
+        }
+    }
+}

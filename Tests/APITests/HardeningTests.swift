@@ -1,0 +1,76 @@
+import API
+import Core
+import EventStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct HardeningTests {
+    @Test func parallelGuessesCannotSlipPastTheThrottle() async throws {
+        try await AppHarness.with { harness, http in
+            try await http.register("parallel@example.com")
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"parallel@example.com","password":"guess number one"}"#).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 5)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 7)
+        }
+    }
+
+    @Test func aStaleTokenDoesNotBlockThePublicRoutes() async throws {
+        try await AppHarness.with { harness, http in
+            let registered = try await http.register("stale@example.com")
+            let access = try #require(registered.string("access_token"))
+            let refresh = try #require(registered.string("refresh_token"))
+            harness.clock.advance(by: 20 * 60)
+            // The client still attaches its expired access token; refresh and login must work.
+            let refreshed = try await http.call(.post, "/api/v1/auth/refresh", token: access, json: #"{"refresh_token":"\#(refresh)"}"#)
+            #expect(refreshed.status == .ok)
+            let login = try await http.call(.post, "/api/v1/auth/login", token: access,
+                                            json: #"{"email":"stale@example.com","password":"correct horse battery"}"#)
+            #expect(login.status == .ok)
+            // A route that needs the identity still says why the token was refused.
+            let me = try await http.call(.get, "/api/v1/me", token: access)
+            #expect(me.status == .unauthorized)
+            #expect(me.string("detail") == "the access token has expired")
+        }
+    }
+
+    @Test func controlCharactersAreInvalidInputNotServerErrors() async throws {
+        try await AppHarness.with { harness, http in
+            let nulName = try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"nul@example.com","password":"correct horse battery","name":"A\u0000B","timezone":"UTC"}"#)
+            #expect(nulName.status == .unprocessableContent)
+            let nulPassword = try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"nul@example.com","password":"\u0000correct horse","name":"A","timezone":"UTC"}"#)
+            #expect(nulPassword.status == .unprocessableContent)
+            let nulLogin = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"a\u0000@example.com","password":"whatever it is"}"#)
+            #expect(nulLogin.status == .unauthorized)
+            let longLogin = try await http.call(.post, "/api/v1/auth/login",
+                json: #"{"email":"\#(String(repeating: "x", count: 5_000))@example.com","password":"whatever it is"}"#)
+            #expect(longLogin.status == .unauthorized)
+            let token = try #require(try await http.register("ok@example.com").string("access_token"))
+            let device = try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"W\u0000","kind":"watch"}"#)
+            #expect(device.status == .unprocessableContent)
+        }
+    }
+
+    @Test func aBatchWithARepeatedEventIdIsRefused() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let store = PostgresEventStore(client: client, logger: TestDatabase.logger)
+            let event = Fixtures.event()
+            let stream = Fixtures.stream()
+            await #expect(throws: EventStoreError.eventIdConflict(stream: stream.id)) {
+                try await store.append(to: stream, expected: .any, events: [event, event])
+            }
+        }
+    }
+}

@@ -13,6 +13,7 @@ public struct AppDependencies: Sendable {
     public var client: PostgresClient
     public var accounts: AccountService
     public var habits: HabitService
+    public var tasks: TaskService
     public var clock: any WallClock
     public var migrator: Migrator
     public var projectors: [any Projector]
@@ -28,9 +29,9 @@ public struct AppDependencies: Sendable {
         self.client = client
         self.accounts = accounts
         self.clock = clock
-        self.habits = habits ?? HabitService(
-            store: PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: Logger(label: "lifelog")),
-            clock: clock, logger: Logger(label: "lifelog"))
+        let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: Logger(label: "lifelog"))
+        self.habits = habits ?? HabitService(store: store, clock: clock, logger: Logger(label: "lifelog"))
+        self.tasks = TaskService(store: store, clock: clock, logger: Logger(label: "lifelog"))
         self.migrator = migrator
         self.projectors = projectors
         self.metrics = metrics
@@ -52,6 +53,7 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
         .register(on: router)
     AccountRoutes(accounts: dependencies.accounts).register(on: router.group("api/v1"))
     HabitRoutes(habits: dependencies.habits).register(on: router.group("api/v1"))
+    TaskRoutes(tasks: dependencies.tasks).register(on: router.group("api/v1"))
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))

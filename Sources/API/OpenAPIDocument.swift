@@ -143,6 +143,42 @@ components:
       required: [items]
       properties:
         items: { type: array, items: { $ref: '#/components/schemas/Habit' } }
+    Task:
+      type: object
+      required: [id, title, priority, completed, overdue, due_today, created_at, version]
+      properties:
+        id: { type: string, format: uuid }
+        title: { type: string }
+        notes: { type: string }
+        priority: { type: integer, minimum: 1, maximum: 3, description: 1 low, 3 high }
+        due_date: { type: string, format: date }
+        due_time: { type: string, example: "17:00" }
+        repeat:
+          type: object
+          properties:
+            every: { type: string, enum: [day, week, month] }
+            interval: { type: integer, minimum: 1 }
+        completed: { type: boolean }
+        completed_at: { type: string, format: date-time }
+        next_task_id: { type: string, format: uuid, description: The occurrence this completion created }
+        overdue: { type: boolean }
+        due_today: { type: boolean }
+        created_at: { type: string, format: date-time }
+        version: { type: integer, description: Also sent as the ETag }
+    TaskDraft:
+      type: object
+      properties:
+        title: { type: string }
+        notes: { type: string }
+        priority: { type: integer, minimum: 1, maximum: 3, default: 2 }
+        due_date: { type: string, format: date }
+        due_time: { type: string }
+        repeat:
+          type: object
+          required: [every]
+          properties:
+            every: { type: string, enum: [day, week, month] }
+            interval: { type: integer, minimum: 1, default: 1 }
     Status:
       type: object
       required: [status]
@@ -557,6 +593,74 @@ paths:
                         start: { type: string, format: date }
                         end: { type: string, format: date }
                         status: { type: string, enum: [satisfied, excused, missed, pending, not_scheduled] }
+  /api/v1/tasks:
+    get:
+      summary: Tasks by due date then priority; today = due today or overdue
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: filter, in: query, required: false, schema: { type: string, enum: [open, today, overdue, completed, all], default: open } }
+        - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 50 } }
+        - { name: cursor, in: query, required: false, schema: { type: string } }
+      responses:
+        '200':
+          description: A page of tasks
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [items]
+                properties:
+                  items: { type: array, items: { $ref: '#/components/schemas/Task' } }
+                  next_cursor: { type: string }
+    post:
+      summary: Create a task
+      security: [{ bearer: [] }]
+      parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/TaskDraft' } } } }
+      responses:
+        '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+        '422': { $ref: '#/components/responses/Problem' }
+  /api/v1/tasks/{id}:
+    parameters:
+      - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+    get:
+      summary: One task
+      security: [{ bearer: [] }]
+      responses:
+        '200': { description: The task, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+        '404': { $ref: '#/components/responses/Problem' }
+    patch:
+      summary: Change a task (absent fields stay)
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: If-Match, in: header, required: false, schema: { type: string } }
+      requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/TaskDraft' } } } }
+      responses:
+        '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+        '412': { $ref: '#/components/responses/Problem' }
+        '422': { $ref: '#/components/responses/Problem' }
+    delete:
+      summary: Delete a task
+      security: [{ bearer: [] }]
+      responses:
+        '204': { description: Deleted }
+        '404': { $ref: '#/components/responses/Problem' }
+  /api/v1/tasks/{id}/complete:
+    post:
+      summary: Complete; a repeating task gets its next occurrence, anchored to the first due date
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        '200': { description: Completed, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+  /api/v1/tasks/{id}/uncomplete:
+    post:
+      summary: Reopen; removes the next occurrence this completion created, if untouched
+      security: [{ bearer: [] }]
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
+      responses:
+        '200': { description: Reopened, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
   /api/v1/ingest/whoami:
     get:
       summary: Who a device key (or session) belongs to, and its scope

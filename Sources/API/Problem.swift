@@ -90,6 +90,11 @@ public enum ProblemMapping {
             return .invalid(failure.errors.map { Problem.FieldError(field: $0.field, message: $0.message) })
         case let auth as AuthError:
             return authProblem(auth)
+        case let task as TaskError:
+            switch task {
+            case .notFound: return .notFound()
+            case .versionMismatch(let current): return authProblem(.versionMismatch(current: Int64(current)))
+            }
         case let habit as HabitError:
             switch habit {
             case .notFound: return .notFound()

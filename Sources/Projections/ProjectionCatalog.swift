@@ -6,6 +6,7 @@ public enum ProjectionCatalog {
             OwnerActivityProjector(),
             AccountsProjector(),
             HabitsProjector(),
+            TasksProjector(),
         ]
     }
 

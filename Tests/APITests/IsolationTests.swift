@@ -24,6 +24,22 @@ import TestSupport
 
     static let cases: [Case] = [
         Case(
+            description: "tasks",
+            create: { http, token in
+                try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"A's task","due_date":"2026-01-31","repeat":{"every":"month"}}"#).string("id") ?? ""
+            },
+            attempts: [
+                (.get, "/api/v1/tasks/{id}", nil),
+                (.patch, "/api/v1/tasks/{id}", #"{"title":"Mine now"}"#),
+                (.delete, "/api/v1/tasks/{id}", nil),
+                (.post, "/api/v1/tasks/{id}/complete", nil),
+                (.post, "/api/v1/tasks/{id}/uncomplete", nil),
+            ],
+            intact: { http, token, id in
+                let task = try await http.call(.get, "/api/v1/tasks/\(id)", token: token)
+                return task.string("title") == "A's task" && task.object["completed"] as? Bool == false
+            }),
+        Case(
             description: "habits",
             create: { http, token in
                 let id = try await http.call(.post, "/api/v1/habits", token: token, json: habitJSON).string("id") ?? ""

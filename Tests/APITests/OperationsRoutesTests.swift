@@ -12,12 +12,15 @@ import TestSupport
 @Suite struct OperationsRoutesTests {
     let logger = TestDatabase.logger
 
-    func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576) async throws -> some ApplicationProtocol {
+    /// A generous readiness timeout: the suite runs many tests at once on two cores, and a slow
+    /// answer is not what these tests are about (the unreachable case passes a short one).
+    func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576, readinessTimeout: Duration = .seconds(20)) async throws -> some ApplicationProtocol {
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
         let clock = MutableClock(Date())
         let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
         return buildApplication(
-            AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes), logger: logger)
+            AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes,
+                            readinessTimeout: readinessTimeout), logger: logger)
     }
 
     static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
@@ -58,7 +61,7 @@ import TestSupport
     @Test func notReadyWhenTheDatabaseCannotBeReached() async throws {
         let unreachable = DatabaseURL(host: "127.0.0.1", port: 1, username: "lifelog", database: "lifelog")
         try await PostgresClient.withRunning(unreachable.clientConfiguration(), logger: logger) { client in
-            try await app(client).test(.router) { http in
+            try await app(client, readinessTimeout: .seconds(2)).test(.router) { http in
                 try await http.execute(uri: "/readyz", method: .get) { response in
                     #expect(response.status == .serviceUnavailable)
                     #expect(response.headers[.retryAfter] == "5")

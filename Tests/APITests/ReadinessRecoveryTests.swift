@@ -57,7 +57,7 @@ import TestSupport
             try await migrator.migrate(on: client, logger: logger)
             let clock = MutableClock(Date())
             let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
-            let app = buildApplication(AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator), logger: logger)
+            let app = buildApplication(AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, readinessTimeout: .seconds(10)), logger: logger)
             try await app.test(.router) { http in
                 #expect(try await readyStatus(http) == .ok)
                 _ = try await pg("stop", directory.path)

@@ -1,0 +1,230 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+public struct TaskView: Sendable {
+    public var id: UUID
+    public var title: String
+    public var notes: String?
+    public var priority: Int
+    public var dueDate: LocalDate?
+    public var dueTime: LocalTime?
+    public var `repeat`: TaskRepeat?
+    public var completed: Bool
+    public var completedAt: Date?
+    public var nextTaskId: UUID?
+    public var overdue: Bool
+    public var dueToday: Bool
+    public var revision: Int
+    public var createdAt: Date
+    /// The list position, for cursors: (due date or 9999-12-31, priority, creation µs, id).
+    public var sortKey: TaskCursor
+}
+
+public struct TaskCursor: Sendable, Codable, Equatable {
+    public var due: String
+    public var priority: Int
+    public var createdMicros: Int64
+    public var id: UUID
+}
+
+public enum TaskError: Error, Sendable, Equatable {
+    case notFound
+    case versionMismatch(current: Int)
+}
+
+/// Tasks: the use cases behind `/api/v1/tasks`.
+public struct TaskService: Sendable {
+    public enum Filter: String, Sendable { case open, today, overdue, completed, all }
+
+    let store: PostgresEventStore
+    let client: PostgresClient
+    let habits: HabitService
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        self.store = store
+        self.client = store.client
+        self.habits = HabitService(store: store, clock: clock, logger: logger)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public struct Draft: Sendable, Decodable {
+        public var title: String?
+        public var notes: String?
+        public var priority: Int?
+        public var dueDate: String?
+        public var dueTime: String?
+        public var `repeat`: TaskRepeat?
+    }
+
+    func metadata(_ owner: UUID) -> EventMetadata { EventMetadata(actor: "user:\(owner.uuidString.lowercased())") }
+
+    struct Now {
+        var today: LocalDate
+        var time: LocalTime
+    }
+
+    func now(_ owner: UUID) async throws -> Now {
+        let calendar = try await habits.calendar(owner)
+        let instant = clock.now()
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = calendar.timeZone
+        let parts = gregorian.dateComponents([.hour, .minute], from: instant)
+        return Now(today: calendar.today(at: instant), time: LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0))
+    }
+
+    func parse(_ draft: Draft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {
+        var errors = TaskRules.validationErrors(title: draft.title, priority: draft.priority, recurrence: draft.repeat,
+                                                hasDueDate: draft.dueDate != nil)
+        let due = draft.dueDate.flatMap(LocalDate.init)
+        if draft.dueDate != nil, due == nil { errors.append(FieldError("due_date", "must be a date as YYYY-MM-DD")) }
+        let time = draft.dueTime.flatMap(LocalTime.init)
+        if draft.dueTime != nil, time == nil { errors.append(FieldError("due_time", "must be a time of day as HH:MM")) }
+        if draft.dueTime != nil, draft.dueDate == nil { errors.append(FieldError("due_time", "needs a due_date")) }
+        if let notes = draft.notes, notes.count > 10_000 { errors.append(FieldError("notes", "must be at most 10000 characters")) }
+        try ValidationFailure.check(errors)
+        return (due, time)
+    }
+
+    public func create(_ owner: UUID, _ draft: Draft) async throws -> TaskView {
+        if draft.title == nil { throw ValidationFailure("title", "is required") }
+        let (due, time) = try parse(draft)
+        let taskId = UUID()
+        let event = TaskEvent.Created(
+            taskId: taskId, seriesId: taskId, title: (draft.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+            notes: draft.notes, priority: draft.priority ?? 2, dueDate: due, dueTime: time, repeat: draft.repeat,
+            anchorDate: draft.repeat == nil ? nil : due, occurrence: 0)
+        try await store.append(
+            to: StreamName(id: TaskEvent.streamId(taskId), ownerId: owner, type: TaskEvent.streamType), expected: .noStream,
+            events: [NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+        return try await task(owner, taskId)
+    }
+
+    public func update(_ owner: UUID, _ taskId: UUID, _ draft: Draft, ifMatch: Int?) async throws -> TaskView {
+        let current = try await task(owner, taskId)
+        if let ifMatch, ifMatch != current.revision { throw TaskError.versionMismatch(current: current.revision) }
+        if draft.repeat != nil { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
+        var merged = draft
+        merged.dueDate = draft.dueDate ?? current.dueDate?.description
+        merged.dueTime = draft.dueTime ?? current.dueTime?.description
+        let (due, time) = try parse(merged)
+        let event = TaskEvent.Changed(
+            taskId: taskId, title: draft.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
+            notes: draft.notes ?? current.notes, priority: draft.priority ?? current.priority, dueDate: due, dueTime: time)
+        try await append(owner, current, [NewEvent(type: TaskEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+        return try await task(owner, taskId)
+    }
+
+    public func delete(_ owner: UUID, _ taskId: UUID) async throws {
+        let current = try await task(owner, taskId)
+        try await append(owner, current, [NewEvent(type: TaskEvent.Deleted.type,
+                                                   data: try EventCoding.encode(TaskEvent.Deleted(taskId: taskId)), metadata: metadata(owner))])
+    }
+
+    /// Completes the task; a repeating one gets its next occurrence in the same append,
+    /// due on the anchor's schedule (never chained from the previous due date).
+    public func complete(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
+        let current = try await task(owner, taskId)
+        guard !current.completed else { return current }
+        let series = try await seriesInfo(taskId)
+        var events: [NewEvent] = []
+        var nextId: UUID?
+        if let rule = current.repeat, let anchor = series.anchor {
+            let next = UUID()
+            nextId = next
+            let created = TaskEvent.Created(
+                taskId: next, seriesId: series.seriesId, title: current.title, notes: current.notes, priority: current.priority,
+                dueDate: rule.dueDate(anchor: anchor, occurrence: series.occurrence + 1), dueTime: current.dueTime,
+                repeat: rule, anchorDate: anchor, occurrence: series.occurrence + 1)
+            events.append(NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(created), metadata: metadata(owner)))
+        }
+        let completed = TaskEvent.Completed(taskId: taskId, completedAt: clock.now(), nextTaskId: nextId)
+        events.insert(NewEvent(type: TaskEvent.Completed.type, data: try EventCoding.encode(completed), metadata: metadata(owner)), at: 0)
+        try await append(owner, current, events)
+        return try await task(owner, taskId)
+    }
+
+    /// Reopens the task and removes the occurrence its completion created, if that one is untouched.
+    public func uncomplete(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
+        let current = try await task(owner, taskId)
+        guard current.completed else { return current }
+        var events = [NewEvent(type: TaskEvent.Uncompleted.type, data: try EventCoding.encode(TaskEvent.Uncompleted(taskId: taskId)), metadata: metadata(owner))]
+        if let next = current.nextTaskId, let nextView = try? await task(owner, next), nextView.revision == 1 {
+            events.append(NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: next)), metadata: metadata(owner)))
+        }
+        try await append(owner, current, events)
+        return try await task(owner, taskId)
+    }
+
+    func seriesInfo(_ taskId: UUID) async throws -> (seriesId: UUID, anchor: LocalDate?, occurrence: Int) {
+        for try await (series, anchor, occurrence) in try await client.query("""
+            SELECT series_id, anchor_date::text, occurrence FROM rm_tasks WHERE task_id = \(taskId)
+            """, logger: logger).decode((UUID, String?, Int).self) {
+            return (series, anchor.flatMap(LocalDate.init), occurrence)
+        }
+        throw TaskError.notFound
+    }
+
+    func append(_ owner: UUID, _ task: TaskView, _ events: [NewEvent]) async throws {
+        let series = try await seriesInfo(task.id)
+        try await store.append(to: StreamName(id: TaskEvent.streamId(series.seriesId), ownerId: owner, type: TaskEvent.streamType),
+                               expected: .any, events: events)
+    }
+
+    // MARK: Queries
+
+    public func task(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
+        let now = try await now(owner)
+        guard let view = try await query(owner, filter: .all, taskId: taskId, after: nil, limit: 1, now: now).first else {
+            throw TaskError.notFound
+        }
+        return view
+    }
+
+    public func list(_ owner: UUID, filter: Filter, after: TaskCursor?, limit: Int) async throws -> [TaskView] {
+        try await query(owner, filter: filter, taskId: nil, after: after, limit: limit, now: try await now(owner))
+    }
+
+    func query(_ owner: UUID, filter: Filter, taskId: UUID?, after: TaskCursor?, limit: Int, now: Now) async throws -> [TaskView] {
+        let today = now.today.description
+        let afterDue = after?.due ?? "0001-01-01"
+        let afterPriority = after.map { -$0.priority } ?? Int.min
+        let afterMicros = after?.createdMicros ?? Int64.min
+        let afterId = after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        // "today" lists what needs doing today: due today or already overdue.
+        let rows = try await client.query("""
+            SELECT task_id, title, notes, priority, due_date::text, due_time, repeat::text, completed, completed_at, next_task_id,
+                   revision, created_at, sort_due::text, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
+            FROM rm_tasks
+            WHERE owner_id = \(owner) AND (\(taskId)::uuid IS NULL OR task_id = \(taskId))
+              AND CASE \(filter.rawValue)
+                    WHEN 'open' THEN NOT completed
+                    WHEN 'completed' THEN completed
+                    WHEN 'today' THEN NOT completed AND due_date <= \(today)::date
+                    WHEN 'overdue' THEN NOT completed AND due_date <= \(today)::date
+                    ELSE true END
+              AND (sort_due, -priority, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, task_id)
+                  > (\(afterDue)::date, \(afterPriority), \(afterMicros), \(afterId))
+            ORDER BY sort_due, priority DESC, created_at, task_id
+            LIMIT \(limit)
+            """, logger: logger)
+        var views: [TaskView] = []
+        for try await r in rows.decode((UUID, String, String?, Int16, String?, String?, String?, Bool, Date?, UUID?, Int, Date, String, Int64).self) {
+            let due = r.4.flatMap(LocalDate.init)
+            let time = r.5.flatMap(LocalTime.init)
+            let overdue = TaskRules.isOverdue(completed: r.7, dueDate: due, dueTime: time, today: now.today, nowLocal: now.time)
+            if filter == .overdue, !overdue { continue }
+            views.append(TaskView(
+                id: r.0, title: r.1, notes: r.2, priority: Int(r.3), dueDate: due, dueTime: time,
+                repeat: try r.6.map { try EventCoding.decode(TaskRepeat.self, from: $0) }, completed: r.7, completedAt: r.8,
+                nextTaskId: r.9, overdue: overdue, dueToday: !r.7 && due == now.today, revision: r.10, createdAt: r.11,
+                sortKey: TaskCursor(due: r.12, priority: Int(r.3), createdMicros: r.13, id: r.0)))
+        }
+        return views
+    }
+}

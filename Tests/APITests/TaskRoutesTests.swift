@@ -1,0 +1,106 @@
+import API
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct TaskRoutesTests {
+    static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0) }
+
+    @Test func aMonthlyTaskComesBackOnTheAnchorDayClampedToMonthEnds() async throws {
+        try await AppHarness.with(now: Self.at("2024-01-20T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("tasks@example.com").string("access_token"))
+            let created = try await http.call(.post, "/api/v1/tasks", token: token,
+                                              json: #"{"title":"Pay rent","priority":3,"due_date":"2024-01-31","repeat":{"every":"month"}}"#)
+            #expect(created.status == .created)
+            var id = try #require(created.string("id"))
+            var dues: [String] = []
+            for _ in 0..<3 {
+                let done = try await http.call(.post, "/api/v1/tasks/\(id)/complete", token: token)
+                #expect(done.object["completed"] as? Bool == true)
+                id = try #require(done.string("next_task_id"))
+                dues.append(try await http.call(.get, "/api/v1/tasks/\(id)", token: token).string("due_date") ?? "")
+            }
+            #expect(dues == ["2024-02-29", "2024-03-31", "2024-04-30"])
+        }
+    }
+
+    @Test func uncompletingRemovesAnUntouchedNextOccurrence() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-02T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("undo@example.com").string("access_token"))
+            let id = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Water plants","due_date":"2026-03-02","repeat":{"every":"week"}}"#).string("id"))
+            let next = try #require(try await http.call(.post, "/api/v1/tasks/\(id)/complete", token: token).string("next_task_id"))
+            #expect(try await http.call(.get, "/api/v1/tasks/\(next)", token: token).string("due_date") == "2026-03-09")
+            let reopened = try await http.call(.post, "/api/v1/tasks/\(id)/uncomplete", token: token)
+            #expect(reopened.object["completed"] as? Bool == false)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(next)", token: token).status == .notFound)
+
+            // A next occurrence that was edited stays.
+            let again = try #require(try await http.call(.post, "/api/v1/tasks/\(id)/complete", token: token).string("next_task_id"))
+            _ = try await http.call(.patch, "/api/v1/tasks/\(again)", token: token, json: #"{"notes":"use the blue can"}"#)
+            _ = try await http.call(.post, "/api/v1/tasks/\(id)/uncomplete", token: token)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(again)", token: token).status == .ok)
+        }
+    }
+
+    @Test func filtersOrderAndOverdueFollowTheUsersToday() async throws {
+        // 2026-03-10 18:00 in Belgrade.
+        try await AppHarness.with(now: Self.at("2026-03-10T17:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("list@example.com").string("access_token"))
+            for json in [#"{"title":"Late","due_date":"2026-03-09"}"#,
+                         #"{"title":"Today low","priority":1,"due_date":"2026-03-10"}"#,
+                         #"{"title":"Today high","priority":3,"due_date":"2026-03-10"}"#,
+                         #"{"title":"Today at noon","due_date":"2026-03-10","due_time":"12:00"}"#,
+                         #"{"title":"Tomorrow","due_date":"2026-03-11"}"#,
+                         #"{"title":"Someday"}"#] {
+                #expect(try await http.call(.post, "/api/v1/tasks", token: token, json: json).status == .created)
+            }
+            func titles(_ filter: String) async throws -> [String] {
+                (try await http.call(.get, "/api/v1/tasks?filter=\(filter)", token: token).object["items"] as? [[String: Any]] ?? [])
+                    .compactMap { $0["title"] as? String }
+            }
+            #expect(try await titles("open") == ["Late", "Today high", "Today at noon", "Today low", "Tomorrow", "Someday"])
+            #expect(try await titles("today") == ["Late", "Today high", "Today at noon", "Today low"])
+            #expect(try await titles("overdue") == ["Late", "Today at noon"])
+            let items = try await http.call(.get, "/api/v1/tasks?filter=open", token: token).object["items"] as? [[String: Any]] ?? []
+            #expect(items.first { $0["title"] as? String == "Today low" }?["due_today"] as? Bool == true)
+            #expect(items.first { $0["title"] as? String == "Today low" }?["overdue"] as? Bool == false)
+
+            // Paging returns every task once, in order.
+            var paged: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await http.call(.get, "/api/v1/tasks?filter=all&limit=4" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                paged += (page.object["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+                cursor = page.string("next_cursor")
+            } while cursor != nil
+            #expect(paged == ["Late", "Today high", "Today at noon", "Today low", "Tomorrow", "Someday"])
+
+            let bad = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"","priority":5,"repeat":{"every":"week"}}"#)
+            #expect(bad.status == .unprocessableContent)
+            let fields = Set((bad.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+            #expect(fields == ["title", "priority", "repeat"])
+            #expect(try await http.call(.get, "/api/v1/tasks?filter=soon", token: token).status == .unprocessableContent)
+        }
+    }
+
+    @Test func ifMatchAndDelete() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("etag@example.com").string("access_token"))
+            let created = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Call mum"}"#)
+            let id = try #require(created.string("id"))
+            let etag = try #require(created.headers[.eTag])
+            let changed = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: etag], json: #"{"priority":3}"#)
+            #expect(changed.status == .ok)
+            #expect(changed.object["priority"] as? Int == 3)
+            let stale = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: etag], json: #"{"priority":1}"#)
+            #expect(stale.status == .preconditionFailed)
+            #expect(try await http.call(.delete, "/api/v1/tasks/\(id)", token: token).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(id)", token: token).status == .notFound)
+        }
+    }
+}

@@ -137,3 +137,41 @@ import TestSupport
         }
     }
 }
+
+@Suite struct TravelTests {
+    /// Logged at 23:00 in Athens (UTC+2), then the user flies to Phoenix (UTC-7), changes their
+    /// zone and logs again that evening: the first log keeps its date, nothing is doubled or
+    /// skipped, and the next day continues the streak.
+    @Test func changingTheZoneNeverMovesStoredDates() async throws {
+        try await AppHarness.with(now: HabitRoutesTests.at("2026-01-14T21:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("fly@example.com", timezone: "Europe/Athens").string("access_token"))
+            let created = try await http.call(.post, "/api/v1/habits", token: token,
+                json: #"{"name":"Journal","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-01-12"}"#)
+            let id = try #require(created.string("id"))
+            for day in ["2026-01-12", "2026-01-13"] {
+                _ = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"\#(day)"}"#)
+            }
+            let athens = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
+            #expect(athens.object["date"] as? String == "2026-01-14")
+            #expect(athens.object["current_streak"] as? Int == 3)
+
+            #expect(try await http.call(.patch, "/api/v1/me", token: token, json: #"{"timezone":"America/Phoenix"}"#).status == .ok)
+            harness.clock.advance(by: 6 * 3600)  // 20:00 on Jan 14 in Phoenix
+            // Hours later the access token has expired: log in again, as the app would.
+            let login = #"{"email":"fly@example.com","password":"correct horse battery"}"#
+            let landed = try #require(try await http.call(.post, "/api/v1/auth/login", json: login).string("access_token"))
+            let phoenix = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: landed, json: "{}")
+            #expect(phoenix.object["date"] as? String == "2026-01-14")
+            #expect(phoenix.object["current_streak"] as? Int == 3)
+
+            harness.clock.advance(by: 24 * 3600)
+            let tomorrow = try #require(try await http.call(.post, "/api/v1/auth/login", json: login).string("access_token"))
+            let next = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: tomorrow, json: "{}")
+            #expect(next.object["date"] as? String == "2026-01-15")
+            #expect(next.object["current_streak"] as? Int == 4)
+            let logs = try await http.call(.get, "/api/v1/habits/\(id)/logs?from=2026-01-10&to=2026-01-16", token: tomorrow)
+            #expect((logs.object["items"] as? [[String: Any]] ?? []).compactMap { $0["date"] as? String }
+                    == ["2026-01-12", "2026-01-13", "2026-01-14", "2026-01-15"])
+        }
+    }
+}

@@ -328,11 +328,22 @@ public struct HabitService: Sendable {
         }
         guard !rows.isEmpty else { return [] }
         let ids = rows.map(\.id)
+        // One row per habit with its dates as day numbers: two years of 30 habits is 30 rows,
+        // not 15,000. Boolean habits need no values (every log counts 1).
+        let numeric = Set(rows.filter { $0.kind == "numeric" }.map(\.id))
         var values: [UUID: [LocalDate: Decimal]] = [:]
-        for try await (id, date, value) in try await client.query("""
-            SELECT habit_id, date::text, value FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
-            """, logger: logger).decode((UUID, String, Decimal).self) {
-            if let day = LocalDate(date) { values[id, default: [:]][day] = value }
+        for try await (id, days, amounts) in try await client.query("""
+            SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4 ORDER BY date), array_agg(value::text ORDER BY date)
+            FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            GROUP BY habit_id
+            """, logger: logger).decode((UUID, [Int32], [String]).self) {
+            var perDay: [LocalDate: Decimal] = [:]
+            perDay.reserveCapacity(days.count)
+            let exact = numeric.contains(id)
+            for (day, amount) in zip(days, amounts) {
+                perDay[LocalDate(daysSinceEpoch: Int(day))] = exact ? (Decimal(string: amount) ?? 0) : 1
+            }
+            values[id] = perDay
         }
         var freezes: [UUID: [ClosedRange<LocalDate>]] = [:]
         for try await (id, from, to) in try await client.query("""

@@ -46,4 +46,27 @@ public struct HabitFacts: Sendable, Equatable {
     public func isFrozen(_ date: LocalDate) -> Bool {
         freezes.contains { $0.contains(date) }
     }
+
+    /// Completed days and frozen days as day numbers, computed once per evaluation: two years of
+    /// 30 habits is tens of thousands of look-ups, and Decimal comparisons are not free.
+    func index(through last: LocalDate) -> DayIndex {
+        var completed = Set<Int>(minimumCapacity: values.count)
+        for (date, value) in values where target.map({ value >= $0 }) ?? (value > 0) {
+            completed.insert(date.daysSinceEpoch)
+        }
+        var frozen = Set<Int>()
+        let (low, high) = (start.daysSinceEpoch, last.daysSinceEpoch)
+        for range in freezes {
+            let from = max(range.lowerBound.daysSinceEpoch, low), to = min(range.upperBound.daysSinceEpoch, high)
+            if from <= to { frozen.formUnion(from...to) }
+        }
+        return DayIndex(completed: completed, frozen: frozen)
+    }
+}
+
+struct DayIndex {
+    let completed: Set<Int>
+    let frozen: Set<Int>
+    func isCompleted(_ date: LocalDate) -> Bool { completed.contains(date.daysSinceEpoch) }
+    func isFrozen(_ date: LocalDate) -> Bool { frozen.contains(date.daysSinceEpoch) }
 }

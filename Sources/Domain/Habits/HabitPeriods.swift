@@ -44,6 +44,10 @@ public enum HabitCalculator {
     /// Every period from the start through `today`, in order. The period holding today is
     /// `pending` unless already satisfied; excused periods are the frozen ones.
     public static func periods(_ facts: HabitFacts, through today: LocalDate) -> [HabitPeriod] {
+        periods(facts, through: today, index: facts.index(through: today.adding(days: 7)))
+    }
+
+    static func periods(_ facts: HabitFacts, through today: LocalDate, index: DayIndex) -> [HabitPeriod] {
         var periods: [HabitPeriod] = []
         var date = facts.start
         while date <= today {
@@ -57,8 +61,8 @@ public enum HabitCalculator {
                 var available = 0
                 var day = first
                 while day <= weekEnd {
-                    if day <= today, facts.isCompleted(day) { done += 1 }
-                    if !facts.isFrozen(day) { available += 1 }
+                    if day <= today, index.isCompleted(day) { done += 1 }
+                    if !index.isFrozen(day) { available += 1 }
                     day = day.adding(days: 1)
                 }
                 let status: HabitPeriod.Status =
@@ -70,10 +74,10 @@ public enum HabitCalculator {
                 date = weekEnd.adding(days: 1)
             case let schedule:
                 if schedule.isScheduled(date, start: scheduleAnchor(facts, change)) {
-                    let completed = facts.isCompleted(date)
+                    let completed = index.isCompleted(date)
                     let status: HabitPeriod.Status =
                         completed ? .satisfied
-                        : facts.isFrozen(date) ? .excused
+                        : index.isFrozen(date) ? .excused
                         : date == today ? .pending
                         : .missed
                     periods.append(HabitPeriod(start: date, end: date, status: status, done: completed ? 1 : 0, target: 1))
@@ -91,7 +95,8 @@ public enum HabitCalculator {
     }
 
     public static func state(_ facts: HabitFacts, today: LocalDate) -> HabitState {
-        let periods = periods(facts, through: today)
+        let index = facts.index(through: today.adding(days: 400))
+        let periods = periods(facts, through: today, index: index)
         let (current, best) = streaks(periods)
         let window = today.adding(days: -29)
         let recent = periods.filter { $0.start >= window || $0.end >= window }
@@ -100,13 +105,13 @@ public enum HabitCalculator {
         let rate = judged == 0 ? nil : (Double(satisfied) / Double(judged) * 1000).rounded() / 1000
 
         let change = facts.schedule(on: today)
-        let completedToday = facts.isCompleted(today)
+        let completedToday = index.isCompleted(today)
         var dueToday = false
         var progress: HabitState.Progress?
         if today >= facts.start {
             if case .timesPerWeek = change.schedule, let week = periods.last {
                 progress = .init(done: week.done, target: week.target, start: week.start, end: week.end)
-                dueToday = week.status != .satisfied && !completedToday && !facts.isFrozen(today)
+                dueToday = week.status != .satisfied && !completedToday && !index.isFrozen(today)
             } else {
                 dueToday = periods.last?.start == today && periods.last?.status == .pending
             }
@@ -114,7 +119,7 @@ public enum HabitCalculator {
         return HabitState(
             dueToday: dueToday, completedToday: completedToday, todayValue: facts.target == nil ? nil : (facts.values[today] ?? 0),
             periodProgress: progress, currentStreak: current, bestStreak: best, completionRate30d: rate,
-            nextDueDate: nextDueDate(facts, today: today, periods: periods))
+            nextDueDate: nextDueDate(facts, today: today, index: index))
     }
 
     /// Consecutive satisfied periods back from the latest closed one (plus the current one if
@@ -140,7 +145,7 @@ public enum HabitCalculator {
     }
 
     /// The first day from today on that still needs doing.
-    static func nextDueDate(_ facts: HabitFacts, today: LocalDate, periods: [HabitPeriod]) -> LocalDate? {
+    static func nextDueDate(_ facts: HabitFacts, today: LocalDate, index: DayIndex) -> LocalDate? {
         var date = max(today, facts.start)
         for _ in 0..<400 {
             let change = facts.schedule(on: date)
@@ -148,11 +153,11 @@ public enum HabitCalculator {
                 let weekStart = date.startOfWeek(weekStart: facts.weekStart)
                 var done = 0
                 var day = max(weekStart, facts.start)
-                while day < date { if facts.isCompleted(day) { done += 1 }; day = day.adding(days: 1) }
-                if done < count, !facts.isCompleted(date), !facts.isFrozen(date) { return date }
+                while day < date { if index.isCompleted(day) { done += 1 }; day = day.adding(days: 1) }
+                if done < count, !index.isCompleted(date), !index.isFrozen(date) { return date }
                 if done >= count { date = weekStart.adding(days: 7); continue }
             } else if change.schedule.isScheduled(date, start: scheduleAnchor(facts, change)),
-                      !facts.isCompleted(date), !facts.isFrozen(date) {
+                      !index.isCompleted(date), !index.isFrozen(date) {
                 return date
             }
             date = date.adding(days: 1)

@@ -45,6 +45,7 @@ public struct HabitService: Sendable {
     let client: PostgresClient
     let clock: any WallClock
     let logger: Logger
+    let cache = HabitFactsCache()
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
         self.store = store
@@ -327,13 +328,35 @@ public struct HabitService: Sendable {
                             startDate: r.8, reminderTime: r.9, archived: r.10, version: r.11))
         }
         guard !rows.isEmpty else { return [] }
+        var entries = await cache.current(Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.version) }))
+        let stale = rows.filter { entries[$0.id] == nil }
+        if !stale.isEmpty {
+            let fresh = try await loadEntries(owner, stale)
+            await cache.store(fresh)
+            entries.merge(fresh) { _, new in new }
+        }
+        return try rows.map { row in
+            let schedules = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: row.schedules)
+            let start = LocalDate(row.startDate) ?? LocalDate(daysSinceEpoch: 0)
+            let entry = entries[row.id]
+            var facts = HabitFacts(start: start, schedule: schedules.first?.schedule ?? .daily,
+                                   target: row.kind == "numeric" ? row.target : nil, values: entry?.values ?? [:],
+                                   freezes: entry?.freezes ?? [], weekStart: calendar.weekStart)
+            facts.schedules = schedules.map { .init(from: max($0.from, start), schedule: $0.schedule) }
+            if facts.schedules.isEmpty { facts.schedules = [.init(from: start, schedule: .daily)] }
+            return (row, facts)
+        }
+    }
+
+    /// Logs and freezes of `rows`, read after their versions (so never older than them).
+    func loadEntries(_ owner: UUID, _ rows: [Row]) async throws -> [UUID: HabitFactsCache.Entry] {
         let ids = rows.map(\.id)
         // One row per habit with its dates as day numbers: two years of 30 habits is 30 rows,
         // not 15,000. Boolean habits need no values (every log counts 1).
         let numeric = Set(rows.filter { $0.kind == "numeric" }.map(\.id))
         var values: [UUID: [LocalDate: Decimal]] = [:]
         for try await (id, days, amounts) in try await client.query("""
-            SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4 ORDER BY date), array_agg(value::text ORDER BY date)
+            SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4), array_agg(value::text)
             FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
             GROUP BY habit_id
             """, logger: logger).decode((UUID, [Int32], [String]).self) {
@@ -351,16 +374,9 @@ public struct HabitService: Sendable {
             """, logger: logger).decode((UUID, String, String).self) {
             if let start = LocalDate(from), let end = LocalDate(to), start <= end { freezes[id, default: []].append(start...end) }
         }
-        return try rows.map { row in
-            let entries = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: row.schedules)
-            let start = LocalDate(row.startDate) ?? LocalDate(daysSinceEpoch: 0)
-            var facts = HabitFacts(start: start, schedule: entries.first?.schedule ?? .daily,
-                                   target: row.kind == "numeric" ? row.target : nil, values: values[row.id] ?? [:],
-                                   freezes: freezes[row.id] ?? [], weekStart: calendar.weekStart)
-            facts.schedules = entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }
-            if facts.schedules.isEmpty { facts.schedules = [.init(from: start, schedule: .daily)] }
-            return (row, facts)
-        }
+        return Dictionary(uniqueKeysWithValues: rows.map { row in
+            (row.id, HabitFactsCache.Entry(version: row.version, values: values[row.id] ?? [:], freezes: freezes[row.id] ?? []))
+        })
     }
 
     func load(_ owner: UUID, habitId: UUID?, day: LocalDate, calendar: UserCalendar, includeArchived: Bool) async throws -> [HabitView] {

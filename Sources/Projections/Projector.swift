@@ -1,3 +1,4 @@
+import Domain
 import EventStore
 import Logging
 import PostgresNIO
@@ -27,6 +28,11 @@ public protocol Projector: Sendable {
 extension Projector {
     func accepts(_ event: RecordedEvent) -> Bool {
         eventTypes.map { $0.contains(event.type) } ?? true
+    }
+
+    /// An event's payload in its current shape (upcast from the version it was stored with).
+    func decode<T: Decodable>(_ type: T.Type, _ event: RecordedEvent) throws -> T {
+        try EventUpcasting.decode(T.self, type: event.type, version: event.schemaVersion, json: event.data)
     }
 }
 

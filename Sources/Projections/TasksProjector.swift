@@ -13,10 +13,6 @@ public struct TasksProjector: Projector {
 
     public init() {}
 
-    func decode<T: Decodable>(_ type: T.Type, _ event: RecordedEvent) throws -> T {
-        try EventUpcasting.decode(T.self, type: event.type, version: event.schemaVersion, json: event.data)
-    }
-
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
         for event in events {
             switch event.type {

@@ -62,7 +62,7 @@ struct HabitDTO: ResponseEncodable {
     enum CodingKeys: String, CodingKey {
         case id, name, emoji, color, kind, target, unit, schedule, startDate, reminderTime, archived, date, dueToday
         case completedToday, todayValue, periodProgress, currentStreak, bestStreak
-        case completionRate30d = "completionRate30D"
+        case completionRate30d = "completion_rate_30d"
         case nextDueDate, version
     }
 }

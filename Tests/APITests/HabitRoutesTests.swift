@@ -34,6 +34,7 @@ import TestSupport
             #expect(habit["completed_today"] as? Bool == false)
             #expect(habit["date"] as? String == "2026-05-06")
             #expect(habit["next_due_date"] as? String == "2026-05-06")
+            #expect(habit["completion_rate_30d"] as? Double == 1)  // 5 of 5 closed days; today is pending
 
             // Logging today answers with the new state; twice is a no-op.
             let today = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")

@@ -21,7 +21,7 @@ struct AuthMiddleware: RouterMiddleware {
                 context.identity = token.hasPrefix("lld_")
                     ? try await accounts.authenticate(deviceKey: token)
                     : try await accounts.authenticate(accessToken: token)
-            } else if let key = request.headers[.init("X-API-Key")!] ?? request.uri.queryParameters.get("key") {
+            } else if let key = request.headers[.apiKey] ?? request.uri.queryParameters.get("key") {
                 context.identity = try await accounts.authenticate(deviceKey: String(key))
             }
         } catch let failure as AuthError {

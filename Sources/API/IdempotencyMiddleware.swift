@@ -15,7 +15,7 @@ import PostgresNIO
 /// what was created, with those fields left out, and the `Idempotent-Replayed` header.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    static let header = HTTPField.Name("Idempotency-Key")!
+    static let header = HTTPField.Name.idempotencyKey
     let client: PostgresClient
     let clock: any WallClock
     let maxBodyBytes: Int
@@ -101,7 +101,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             guard let status, let body else {
                 throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
             }
-            var headers: HTTPFields = [.init("Idempotent-Replayed")!: "true"]
+            var headers: HTTPFields = [.idempotentReplayed: "true"]
             if let contentType { headers[.contentType] = contentType }
             return Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body))
         }

@@ -133,6 +133,12 @@ public struct PostgresEventStore: Sendable {
 
     typealias EventRow = (Int64, String, UUID, UUID, String, Int64, String, Int16, String, String, Date)
 
+    /// The columns every read selects, in `EventRow`'s order (a constant of this file, not input).
+    static let eventColumns = """
+        global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
+        event_type, schema_version, data::text, metadata::text, recorded_at
+        """
+
     static func decode(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         for try await row in rows.decode(EventRow.self) {
@@ -146,8 +152,7 @@ public struct PostgresEventStore: Sendable {
 
     static func readEvents(ids: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
         let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
-                   event_type, schema_version, data::text, metadata::text, recorded_at
+            SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE event_id = ANY(\(ids)::uuid[]) ORDER BY global_position
             """, logger: logger)
         return try await decode(rows)
@@ -156,8 +161,7 @@ public struct PostgresEventStore: Sendable {
     /// Events of one stream from `version` on (1-based), in stream order.
     public func readStream(_ streamId: String, from version: Int64 = 1, limit: Int = 10_000) async throws -> [RecordedEvent] {
         let rows = try await client.query("""
-            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
-                   event_type, schema_version, data::text, metadata::text, recorded_at
+            SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE stream_id = \(streamId) AND stream_version >= \(version)
             ORDER BY stream_version LIMIT \(limit)
             """, logger: logger)
@@ -178,17 +182,7 @@ public struct PostgresEventStore: Sendable {
         after position: LogPosition, limit: Int, types: [String]? = nil,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> [RecordedEvent] {
-        let tx = String(position.transactionId)
-        let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
-                   event_type, schema_version, data::text, metadata::text, recorded_at
-            FROM events
-            WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-              AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
-              AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
-            ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
-            """, logger: logger)
-        return try await decode(rows)
+        try await readLog(after: position, limit: limit, types: types, frontier: true, on: connection, logger: logger)
     }
 
     /// Like `readAll`, but without the snapshot frontier. Only correct while the caller holds the
@@ -197,12 +191,19 @@ public struct PostgresEventStore: Sendable {
         after position: LogPosition, limit: Int, types: [String]? = nil,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> [RecordedEvent] {
+        try await readLog(after: position, limit: limit, types: types, frontier: false, on: connection, logger: logger)
+    }
+
+    static func readLog(
+        after position: LogPosition, limit: Int, types: [String]?, frontier: Bool,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [RecordedEvent] {
         let tx = String(position.transactionId)
         let rows = try await connection.query("""
-            SELECT global_position, transaction_id::text AS transaction_text, event_id, owner_id, stream_id, stream_version,
-                   event_type, schema_version, data::text, metadata::text, recorded_at
+            SELECT \(unescaped: Self.eventColumns)
             FROM events
-            WHERE (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
+            WHERE (NOT \(frontier) OR transaction_id < pg_snapshot_xmin(pg_current_snapshot()))
+              AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
               AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
             ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
             """, logger: logger)

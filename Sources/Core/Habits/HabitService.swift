@@ -32,6 +32,23 @@ public struct UserCalendar: Sendable {
     public func today(at instant: Date) -> LocalDate {
         LogicalDay.date(of: instant, in: timeZone, dayStartHour: dayStartHour)
     }
+
+    /// The local time of day of `instant` in the user's zone.
+    public func timeOfDay(at instant: Date) -> LocalTime {
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = timeZone
+        let parts = gregorian.dateComponents([.hour, .minute], from: instant)
+        return LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
+    }
+
+    /// The user's settings from the accounts read model; nil for an unknown user.
+    public static func load(_ owner: UUID, client: PostgresClient, logger: Logger) async throws -> UserCalendar? {
+        let rows = try await client.query("SELECT timezone, day_start_hour, week_start FROM rm_users WHERE user_id = \(owner)", logger: logger)
+        for try await (zone, dayStart, weekStart) in rows.decode((String, Int16, Int16).self) {
+            return UserCalendar(timeZone: TimeZone(identifier: zone) ?? .gmt, dayStartHour: Int(dayStart), weekStart: Int(weekStart))
+        }
+        return nil
+    }
 }
 
 public enum HabitError: Error, Sendable, Equatable {
@@ -55,11 +72,8 @@ public struct HabitService: Sendable {
     }
 
     public func calendar(_ owner: UUID) async throws -> UserCalendar {
-        let rows = try await client.query("SELECT timezone, day_start_hour, week_start FROM rm_users WHERE user_id = \(owner)", logger: logger)
-        for try await (zone, dayStart, weekStart) in rows.decode((String, Int16, Int16).self) {
-            return UserCalendar(timeZone: TimeZone(identifier: zone) ?? .gmt, dayStartHour: Int(dayStart), weekStart: Int(weekStart))
-        }
-        throw HabitError.notFound
+        guard let calendar = try await UserCalendar.load(owner, client: client, logger: logger) else { throw HabitError.notFound }
+        return calendar
     }
 
     // MARK: Commands

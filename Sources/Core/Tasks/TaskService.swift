@@ -41,14 +41,12 @@ public struct TaskService: Sendable {
 
     let store: PostgresEventStore
     let client: PostgresClient
-    let habits: HabitService
     let clock: any WallClock
     let logger: Logger
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
         self.store = store
         self.client = store.client
-        self.habits = HabitService(store: store, clock: clock, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -70,12 +68,9 @@ public struct TaskService: Sendable {
     }
 
     func now(_ owner: UUID) async throws -> Now {
-        let calendar = try await habits.calendar(owner)
+        guard let calendar = try await UserCalendar.load(owner, client: client, logger: logger) else { throw TaskError.notFound }
         let instant = clock.now()
-        var gregorian = Calendar(identifier: .gregorian)
-        gregorian.timeZone = calendar.timeZone
-        let parts = gregorian.dateComponents([.hour, .minute], from: instant)
-        return Now(today: calendar.today(at: instant), time: LocalTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0))
+        return Now(today: calendar.today(at: instant), time: calendar.timeOfDay(at: instant))
     }
 
     func parse(_ draft: Draft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {

@@ -82,7 +82,7 @@ import TestSupport
             }
             #expect(try await ProjectionFixtures.streamSummaryFacts(client: app) == ProjectionFixtures.streamSummaryOracle(client: app))
             // The async model resumes from the checkpoint the cutover wrote, without double counting.
-            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: app, logger: logger), client: app, projector: "owner_activity")
+            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: app, logger: logger))
             #expect(try await ProjectionFixtures.activityFacts(client: app) == ProjectionFixtures.activityOracle(client: app))
         }
     }

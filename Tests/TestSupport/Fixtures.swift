@@ -49,19 +49,21 @@ extension LogPosition {
 }
 
 public enum CatchUp {
+    public struct TimedOut: Error, CustomStringConvertible {
+        public let projector: String
+        public var description: String { "async projector \(projector) did not reach the end of the log within 30 s" }
+    }
+
     /// Catches an async projector up with the whole log. Other databases' transactions on the
     /// shared test cluster can hold the snapshot frontier back for a moment, so one pass is not
     /// always the end.
-    public static func fully(_ runner: AsyncProjectorRunner, client: PostgresClient, projector: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+    public static func fully(_ runner: AsyncProjectorRunner) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             try await runner.catchUp()
-            let rows = try await client.query("""
-                SELECT NOT EXISTS (SELECT 1 FROM events e, projection_checkpoints c
-                  WHERE c.projector = \(projector) AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position))
-                """)
-            for try await done in rows.decode(Bool.self) where done { return }
+            if try await !runner.hasUnreadEvents() { return }
             try await Task.sleep(for: .milliseconds(10))
         }
+        throw TimedOut(projector: runner.projector.name)
     }
 }

@@ -46,8 +46,10 @@ public struct TestDatabase: Sendable {
         let admin = try adminURL()
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         let template = migrated ? try await Templates.shared.migratedTemplate(admin: admin) : "template0"
-        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 2), logger: logger) { client in
-            try await client.run("CREATE DATABASE \(unescaped: String(name)) TEMPLATE \(unescaped: template)", logger: logger)
+        try await DatabaseDDL.shared.oneAtATime {
+            try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 2), logger: logger) { client in
+                try await client.run("CREATE DATABASE \(unescaped: String(name)) TEMPLATE \(unescaped: template)", logger: logger)
+            }
         }
         var url = admin
         url.database = String(name)
@@ -72,9 +74,33 @@ public struct TestDatabase: Sendable {
     }
 
     static func drop(name: String, admin: DatabaseURL) async throws {
-        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: logger) { client in
-            try await client.run("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger)
+        try await DatabaseDDL.shared.oneAtATime {
+            try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: logger) { client in
+                try await client.run("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)", logger: logger)
+            }
         }
+    }
+}
+
+/// CREATE and DROP DATABASE hold a transaction id while they copy or remove files, and the
+/// snapshot frontier that async readers stop at is cluster-wide. Dozens of tests starting
+/// together made each take seconds and held every other test's readers back for as long;
+/// one at a time, each takes a fraction of a second.
+actor DatabaseDDL {
+    static let shared = DatabaseDDL()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
     }
 }
 

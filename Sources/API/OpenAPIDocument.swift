@@ -192,22 +192,26 @@ paths:
       summary: The process answers
       responses:
         '200': { description: OK, content: { application/json: { schema: { $ref: '#/components/schemas/Status' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /readyz:
     get:
       summary: Database reachable and migrations applied
       responses:
         '200': { description: Ready, content: { application/json: { schema: { $ref: '#/components/schemas/Status' } } } }
         '503': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /metrics:
     get:
       summary: Prometheus text format
       responses:
         '200': { description: Metrics, content: { text/plain: { schema: { type: string } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /openapi.yaml:
     get:
       summary: This document
       responses:
         '200': { description: OpenAPI 3.1, content: { application/yaml: { schema: { type: string } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/auth/register:
     post:
       summary: Create an account and log in
@@ -230,6 +234,7 @@ paths:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '409': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/auth/login:
     post:
       summary: Log in with email and password
@@ -247,6 +252,7 @@ paths:
         '200': { description: Logged in, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '401': { $ref: '#/components/responses/Problem' }
         '429': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/auth/refresh:
     post:
       summary: Spend a refresh token for a new pair; a reused token revokes its whole family
@@ -262,6 +268,7 @@ paths:
       responses:
         '200': { description: New pair, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '401': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/auth/logout:
     post:
       summary: End this session (its refresh-token family)
@@ -269,6 +276,7 @@ paths:
       responses:
         '204': { description: Logged out }
         '401': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/auth/logout-all:
     post:
       summary: End every session of the user
@@ -276,6 +284,7 @@ paths:
       responses:
         '204': { description: Logged out everywhere }
         '401': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/me:
     get:
       summary: The current user
@@ -287,6 +296,7 @@ paths:
           content: { application/json: { schema: { $ref: '#/components/schemas/User' } } }
         '401': { $ref: '#/components/responses/Problem' }
         '403': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     patch:
       summary: Change profile and reminder settings (absent fields stay)
       security: [{ bearer: [] }]
@@ -317,6 +327,7 @@ paths:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
         '412': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/me/password:
     post:
       summary: Change the password; ends every session and returns a new pair for this one
@@ -335,6 +346,7 @@ paths:
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/devices:
     get:
       summary: Active devices (keys are never shown again)
@@ -353,6 +365,7 @@ paths:
                 properties:
                   items: { type: array, items: { $ref: '#/components/schemas/Device' } }
                   next_cursor: { type: string }
+        default: { $ref: '#/components/responses/Problem' }
     post:
       summary: Create a device key (shown once)
       security: [{ bearer: [] }]
@@ -370,6 +383,7 @@ paths:
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/devices/{id}:
     delete:
       summary: Revoke a device and its key
@@ -379,6 +393,7 @@ paths:
       responses:
         '204': { description: Revoked }
         '404': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/devices/pairing-codes:
     post:
       summary: A single-use pairing code, valid 10 minutes
@@ -394,6 +409,7 @@ paths:
                 properties:
                   code: { type: string, minLength: 8, maxLength: 8 }
                   expires_at: { type: string, format: date-time }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/pair:
     post:
       summary: Trade a pairing code for a device key (no login)
@@ -412,14 +428,16 @@ paths:
         '201': { description: Paired, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
         '401': { $ref: '#/components/responses/Problem' }
         '429': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits:
     get:
       summary: Every active habit with its state on a date
       security: [{ bearer: [] }]
       parameters:
-        - { name: date, in: query, required: false, schema: { type: string, format: date } }
+        - { name: date, in: query, required: false, description: 'Default the logical today; at most a year ahead', schema: { type: string, format: date } }
       responses:
         '200': { description: Habits, content: { application/json: { schema: { $ref: '#/components/schemas/HabitList' } } } }
+        default: { $ref: '#/components/responses/Problem' }
     post:
       summary: Create a habit
       security: [{ bearer: [] }]
@@ -439,11 +457,12 @@ paths:
                 target: { type: number, description: Numeric habits only }
                 unit: { type: string }
                 schedule: { $ref: '#/components/schemas/Schedule' }
-                start_date: { type: string, format: date }
+                start_date: { type: string, format: date, description: 'From January 1st ten years back to a year after today' }
                 reminder_time: { type: string }
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -451,10 +470,11 @@ paths:
       summary: One habit with its state
       security: [{ bearer: [] }]
       parameters:
-        - { name: date, in: query, required: false, schema: { type: string, format: date } }
+        - { name: date, in: query, required: false, description: 'Default the logical today; at most a year ahead', schema: { type: string, format: date } }
       responses:
         '200': { description: The habit, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '404': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     patch:
       summary: Change a habit; a schedule change applies from effective_from (default today)
       security: [{ bearer: [] }]
@@ -472,17 +492,19 @@ paths:
                 unit: { type: string }
                 reminder_time: { type: string }
                 schedule: { $ref: '#/components/schemas/Schedule' }
-                effective_from: { type: string, format: date }
+                effective_from: { type: string, format: date, description: 'At most a year after today' }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '412': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     delete:
       summary: Archive a habit (history stays)
       security: [{ bearer: [] }]
       responses:
         '204': { description: Archived }
         '404': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/restore:
     post:
       summary: Restore an archived habit
@@ -491,6 +513,7 @@ paths:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
       responses:
         '200': { description: Restored, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/logs:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -509,6 +532,7 @@ paths:
       responses:
         '201': { description: Logged, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     get:
       summary: The day totals between from and to
       security: [{ bearer: [] }]
@@ -524,6 +548,7 @@ paths:
                 type: object
                 properties:
                   items: { type: array, items: { type: object, properties: { date: { type: string, format: date }, value: { type: number } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/logs/{date}:
     delete:
       summary: Remove the logs of a date
@@ -533,6 +558,7 @@ paths:
         - { name: date, in: path, required: true, schema: { type: string, format: date } }
       responses:
         '200': { description: Removed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/freezes:
     post:
       summary: Excuse a date range (vacation, illness)
@@ -560,6 +586,7 @@ paths:
                 properties:
                   freeze_id: { type: string, format: uuid }
                   habit: { $ref: '#/components/schemas/Habit' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/freezes/{freeze_id}:
     delete:
       summary: Remove a freeze
@@ -569,6 +596,7 @@ paths:
         - { name: freeze_id, in: path, required: true, schema: { type: string, format: uuid } }
       responses:
         '200': { description: Removed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/habits/{id}/history:
     get:
       summary: Each date (or week) between from and to with its status, for heatmaps
@@ -593,6 +621,7 @@ paths:
                         start: { type: string, format: date }
                         end: { type: string, format: date }
                         status: { type: string, enum: [satisfied, excused, missed, pending, not_scheduled] }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/tasks:
     get:
       summary: Tasks by due date then priority; today = due today or overdue
@@ -612,6 +641,7 @@ paths:
                 properties:
                   items: { type: array, items: { $ref: '#/components/schemas/Task' } }
                   next_cursor: { type: string }
+        default: { $ref: '#/components/responses/Problem' }
     post:
       summary: Create a task
       security: [{ bearer: [] }]
@@ -620,6 +650,7 @@ paths:
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/tasks/{id}:
     parameters:
       - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -629,6 +660,7 @@ paths:
       responses:
         '200': { description: The task, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
         '404': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     patch:
       summary: Change a task (absent fields stay)
       security: [{ bearer: [] }]
@@ -639,12 +671,14 @@ paths:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
         '412': { $ref: '#/components/responses/Problem' }
         '422': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
     delete:
       summary: Delete a task
       security: [{ bearer: [] }]
       responses:
         '204': { description: Deleted }
         '404': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/tasks/{id}/complete:
     post:
       summary: Complete; a repeating task gets its next occurrence, anchored to the first due date
@@ -653,6 +687,7 @@ paths:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
       responses:
         '200': { description: Completed, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/tasks/{id}/uncomplete:
     post:
       summary: Reopen; removes the next occurrence this completion created, if untouched
@@ -661,6 +696,7 @@ paths:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
       responses:
         '200': { description: Reopened, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
+        default: { $ref: '#/components/responses/Problem' }
   /api/v1/ingest/whoami:
     get:
       summary: Who a device key (or session) belongs to, and its scope
@@ -678,5 +714,6 @@ paths:
                   device_id: { type: string, format: uuid }
                   scope: { type: string, enum: [ingestion, user] }
         '401': { $ref: '#/components/responses/Problem' }
+        default: { $ref: '#/components/responses/Problem' }
 """#
 }

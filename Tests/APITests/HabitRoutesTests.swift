@@ -57,6 +57,37 @@ import TestSupport
         }
     }
 
+    /// Reads walk a habit's calendar from its start to the day asked about: dates far outside
+    /// a ten-year past and one-year future window are refused before they can cost minutes.
+    @Test func datesFarFromTodayAreRefusedAndChangeNothing() async throws {
+        try await AppHarness.with(now: Self.at("2026-05-06T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("window@example.com").string("access_token"))
+            for start in ["0001-01-01", "2015-12-31", "2027-05-08"] {
+                let refused = try await http.call(.post, "/api/v1/habits", token: token,
+                    json: #"{"name":"Old","kind":"boolean","schedule":{"type":"daily"},"start_date":"\#(start)"}"#)
+                #expect(refused.status == .unprocessableContent, "\(start)")
+                #expect(refused.text.contains("start_date"), "\(start)")
+            }
+            let empty = try await http.call(.get, "/api/v1/habits", token: token)
+            #expect((empty.object["items"] as? [Any])?.isEmpty == true)
+
+            let id = try await create(http, token, #"{"name":"Long kept","kind":"boolean","schedule":{"type":"daily"},"start_date":"2016-01-01"}"#)
+            let far = try await http.call(.get, "/api/v1/habits?date=4151-01-01", token: token)
+            #expect(far.status == .unprocessableContent)
+            #expect(far.text.contains("2027-05-07"))
+            #expect(try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-08", token: token).status == .unprocessableContent)
+            let planned = try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-07", token: token)
+            #expect(planned.status == .ok)
+            #expect(planned.object["due_today"] as? Bool == true)
+            let moved = try await http.call(.patch, "/api/v1/habits/\(id)", token: token,
+                json: #"{"schedule":{"type":"weekdays","days":[1]},"effective_from":"9999-01-01"}"#)
+            #expect(moved.status == .unprocessableContent)
+            #expect(moved.text.contains("effective_from"))
+            let unchanged = try await http.call(.get, "/api/v1/habits/\(id)", token: token)
+            #expect((unchanged.object["schedule"] as? [String: Any])?["type"] as? String == "daily")
+        }
+    }
+
     @Test func dayStartHourMovesTheLogicalDay() async throws {
         // 02:00 on May 2 in Belgrade = 00:00 UTC.
         try await AppHarness.with(now: Self.at("2026-05-02T00:00:00Z")) { harness, http in

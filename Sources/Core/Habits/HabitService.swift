@@ -121,7 +121,12 @@ public struct HabitService: Sendable {
         errors += definition.schedule.validationErrors()
         var start = today
         if let raw = definition.startDate {
-            if let parsed = LocalDate(raw) { start = parsed } else { errors.append(FieldError("start_date", "must be a date as YYYY-MM-DD")) }
+            if let parsed = LocalDate(raw) {
+                start = parsed
+                if let error = HabitDateWindow(today: today).check(parsed, field: "start_date") { errors.append(error) }
+            } else {
+                errors.append(FieldError("start_date", "must be a date as YYYY-MM-DD"))
+            }
         }
         var reminder: LocalTime?
         if let raw = definition.reminderTime {
@@ -169,8 +174,12 @@ public struct HabitService: Sendable {
         }
         var from = today
         if let raw = change.effectiveFrom {
-            if let parsed = LocalDate(raw) { from = max(parsed, current.startDate) }
-            else { errors.append(FieldError("effective_from", "must be a date as YYYY-MM-DD")) }
+            if let parsed = LocalDate(raw) {
+                from = max(parsed, current.startDate)
+                if let error = HabitDateWindow(today: today).check(parsed, field: "effective_from") { errors.append(error) }
+            } else {
+                errors.append(FieldError("effective_from", "must be a date as YYYY-MM-DD"))
+            }
         }
         if let schedule = change.schedule { errors += schedule.validationErrors() }
         try ValidationFailure.check(errors)
@@ -267,17 +276,24 @@ public struct HabitService: Sendable {
     /// Every active habit with its state on `date` (default: the user's logical today).
     public func list(_ owner: UUID, on date: LocalDate?) async throws -> [HabitView] {
         let calendar = try await calendar(owner)
-        let day = date ?? calendar.today(at: clock.now())
+        let day = try Self.day(date, today: calendar.today(at: clock.now()))
         return try await load(owner, habitId: nil, day: day, calendar: calendar, includeArchived: false)
     }
 
     public func habit(_ owner: UUID, _ habitId: UUID, on date: LocalDate?) async throws -> HabitView {
         let calendar = try await calendar(owner)
-        let day = date ?? calendar.today(at: clock.now())
+        let day = try Self.day(date, today: calendar.today(at: clock.now()))
         guard let view = try await load(owner, habitId: habitId, day: day, calendar: calendar, includeArchived: true).first else {
             throw HabitError.notFound
         }
         return view
+    }
+
+    /// The day a read asks about: today unless given, and within the habit date window.
+    static func day(_ date: LocalDate?, today: LocalDate) throws -> LocalDate {
+        guard let date else { return today }
+        if let error = HabitDateWindow(today: today).check(date, field: "date") { throw ValidationFailure([error]) }
+        return date
     }
 
     public func logs(_ owner: UUID, _ habitId: UUID, from: LocalDate, to: LocalDate) async throws -> [(LocalDate, Decimal)] {

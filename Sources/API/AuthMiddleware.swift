@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Finds out who is calling. A device key (prefix `lld_`) may come as `Authorization: Bearer`,
-/// `X-API-Key` or `?key=`; anything else after Bearer is an access token. A credential that is
+/// `X-API-Key` or `?key=`; anything else after Bearer is an access token; more than one
+/// credential is refused. A credential that is
 /// present but wrong is remembered, and raised by the route's context only if the route needs
 /// an identity; no credential leaves the identity empty for that context to refuse.
 struct AuthMiddleware: RouterMiddleware {
@@ -13,7 +14,14 @@ struct AuthMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         do {
-            if let authorization = request.headers[.authorization] {
+            // Two credentials could name two callers; which one wins would be a guess, and a
+            // wrong one beside a right one would go unnoticed.
+            let authorization = request.headers[.authorization]
+            let headerKey = request.headers[.apiKey], queryKey = request.uri.queryParameters.get("key").map { String($0) }
+            guard [authorization, headerKey, queryKey].compactMap({ $0 }).count <= 1 else {
+                throw AuthError.unauthenticated("send one credential: Authorization, X-API-Key or ?key=, not several")
+            }
+            if let authorization {
                 guard authorization.lowercased().hasPrefix("bearer ") else {
                     throw AuthError.unauthenticated("use Authorization: Bearer <token>")
                 }
@@ -21,8 +29,8 @@ struct AuthMiddleware: RouterMiddleware {
                 context.identity = token.hasPrefix("lld_")
                     ? try await accounts.authenticate(deviceKey: token)
                     : try await accounts.authenticate(accessToken: token)
-            } else if let key = request.headers[.apiKey] ?? request.uri.queryParameters.get("key") {
-                context.identity = try await accounts.authenticate(deviceKey: String(key))
+            } else if let key = headerKey ?? queryKey {
+                context.identity = try await accounts.authenticate(deviceKey: key)
             }
         } catch let failure as AuthError {
             context.authFailure = failure

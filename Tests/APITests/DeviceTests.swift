@@ -31,6 +31,13 @@ import TestSupport
                 #expect(whoami.string("scope") == "ingestion")
                 #expect(whoami.string("device_id") == id)
             }
+            // One credential per request: a second one, right or wrong, makes the caller ambiguous.
+            for extra in [key, "lld_not-a-key"] {
+                let both = try await http.call(.get, "/api/v1/ingest/whoami", token: token, headers: [.init("X-API-Key")!: extra])
+                #expect(both.status == .unauthorized)
+                #expect(both.text.contains("one credential"))
+            }
+            #expect(try await http.call(.get, "/api/v1/ingest/whoami?key=\(key)", headers: [.init("X-API-Key")!: key]).status == .unauthorized)
             // Scoped to ingestion: a device key cannot read the profile.
             let me = try await http.call(.get, "/api/v1/me", headers: [.init("X-API-Key")!: key])
             #expect(me.status == .forbidden)

@@ -18,17 +18,24 @@ public final class RouteTable: Sendable {
         routes.withLock { $0.map { ($0.method, "/" + $0.components.joined(separator: "/")) } }
     }
 
-    /// Methods registered for a concrete request path.
+    /// Methods registered for a concrete request path. Like the router, a literal segment wins
+    /// over a parameter: `/devices/pairing-codes` is not `/devices/{id}`.
     func methods(matching path: String) -> [String] {
         let requested = Self.components(path)
-        return routes.withLock { routes in
+        var candidates = routes.withLock { routes in
             routes.filter { route in
                 route.components.count == requested.count
-                    && zip(route.components, requested).allSatisfy { pattern, value in
-                        pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*" || pattern == value
-                    }
-            }.map(\.method)
-        }.sorted()
+                    && zip(route.components, requested).allSatisfy { pattern, value in Self.isWildcard(pattern) || pattern == value }
+            }
+        }
+        for index in requested.indices where candidates.contains(where: { !Self.isWildcard($0.components[index]) }) {
+            candidates.removeAll { Self.isWildcard($0.components[index]) }
+        }
+        return candidates.map(\.method).sorted()
+    }
+
+    static func isWildcard(_ pattern: Substring) -> Bool {
+        pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*"
     }
 
     static func components(_ path: String) -> [Substring] {

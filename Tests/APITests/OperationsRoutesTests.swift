@@ -88,6 +88,11 @@ import TestSupport
                     #expect(response.status == .methodNotAllowed)
                     #expect(response.headers[.allow] == "GET")
                 }
+                // A literal segment is not a parameter: DELETE /devices/{id} does not apply here.
+                try await http.execute(uri: "/api/v1/devices/pairing-codes", method: .delete) { response in
+                    #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.allow] == "POST")
+                }
             }
         }
     }

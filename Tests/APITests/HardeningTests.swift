@@ -60,6 +60,11 @@ import TestSupport
             let token = try #require(try await http.register("ok@example.com").string("access_token"))
             let device = try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"W\u0000","kind":"watch"}"#)
             #expect(device.status == .unprocessableContent)
+            // A name is one line: a newline or tab in a habit name is refused like in any other name.
+            let habit = try await http.call(.post, "/api/v1/habits", token: token,
+                json: #"{"name":"Read\nmore","kind":"boolean","schedule":{"type":"daily"}}"#)
+            #expect(habit.status == .unprocessableContent)
+            #expect(habit.text.contains("control characters"))
         }
     }
 

@@ -85,6 +85,10 @@ import TestSupport
             let fields = Set((bad.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
             #expect(fields == ["title", "priority", "repeat"])
             #expect(try await http.call(.get, "/api/v1/tasks?filter=soon", token: token).status == .unprocessableContent)
+            // Year 0 does not exist in PostgreSQL: once a 500, now the field is named.
+            let yearZero = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Ancient","due_date":"0000-01-01"}"#)
+            #expect(yearZero.status == .unprocessableContent)
+            #expect(yearZero.text.contains("due_date"))
         }
     }
 

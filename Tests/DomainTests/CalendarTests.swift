@@ -32,6 +32,18 @@ func zone(_ name: String) -> TimeZone {
         #expect(date("2024-11-06").startOfWeek(weekStart: 7) == date("2024-11-03"))
     }
 
+    /// Only plain digits and years PostgreSQL can store: a year 0 reached the database as a 500.
+    @Test func onlyPlainDatesAndTimesParse() {
+        for text in ["0000-01-01", "+999-01-01", "2024-+1-01", "2024-01- 1", " 2024-01-01"] {
+            #expect(LocalDate(text) == nil, "\(text)")
+        }
+        #expect(LocalDate("0001-01-01")?.year == 1)
+        for text in [":10:30", "+1:30", "1:30", "24:00", "10:60", "10:30:00"] {
+            #expect(LocalTime(text) == nil, "\(text)")
+        }
+        #expect(LocalTime("23:59")?.description == "23:59")
+    }
+
     @Test func monthsAreAnchoredAndClamped() {
         let jan31 = date("2024-01-31")
         #expect(jan31.addingMonths(1) == date("2024-02-29"))

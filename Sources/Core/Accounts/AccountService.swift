@@ -285,8 +285,7 @@ public struct AccountService: Sendable {
     public func createDevice(_ userId: UUID, name: String, kind: String, via: String = "session") async throws -> (DeviceRecord, String) {
         var errors: [FieldError] = []
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty || trimmed.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
-        else if TextRules.hasControlCharacters(trimmed) { errors.append(FieldError("name", "must not contain control characters")) }
+        if let error = TextRules.labelError(trimmed, field: "name", maxLength: 100) { errors.append(error) }
         let deviceKind = DeviceKind(rawValue: kind)
         if deviceKind == nil { errors.append(FieldError("kind", "must be one of " + DeviceKind.allCases.map(\.rawValue).joined(separator: ", "))) }
         try ValidationFailure.check(errors)

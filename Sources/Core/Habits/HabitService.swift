@@ -113,7 +113,7 @@ public struct HabitService: Sendable {
         let today = calendar.today(at: clock.now())
         var errors: [FieldError] = []
         let name = definition.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if name.isEmpty || name.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
+        if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         let kind = HabitEvent.Kind(rawValue: definition.kind)
         if kind == nil { errors.append(FieldError("kind", "must be boolean or numeric")) }
         if kind == .numeric, (definition.target ?? 0) <= 0 { errors.append(FieldError("target", "a numeric habit needs a target above 0")) }
@@ -164,7 +164,7 @@ public struct HabitService: Sendable {
         if let ifMatch, ifMatch != current.version { throw HabitError.versionMismatch(current: current.version) }
         var errors: [FieldError] = []
         let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let name, name.isEmpty || name.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
+        if let name, let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if change.target != nil, current.kind == .boolean { errors.append(FieldError("target", "only numeric habits have a target")) }
         if let target = change.target, target <= 0 { errors.append(FieldError("target", "must be above 0")) }
         var reminder: LocalTime?

@@ -6,8 +6,9 @@ public struct LocalTime: Sendable, Equatable, Codable, CustomStringConvertible {
     public var minute: Int
 
     public init?(_ text: String) {
-        let parts = text.split(separator: ":")
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
               let hour = Int(parts[0]), let minute = Int(parts[1]),
               (0...23).contains(hour), (0...59).contains(minute) else { return nil }
         self.hour = hour
@@ -85,8 +86,7 @@ public struct UserProfile: Sendable, Equatable, Codable {
     public func validationErrors() -> [FieldError] {
         var errors: [FieldError] = []
         if !Email.isValid(email) { errors.append(FieldError("email", "must be an email address")) }
-        if name.isEmpty || name.count > 100 { errors.append(FieldError("name", "must be 1 to 100 characters")) }
-        else if TextRules.hasControlCharacters(name) { errors.append(FieldError("name", "must not contain control characters")) }
+        if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if !TimeZones.isValid(timezone) {
             errors.append(FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"))
         }
@@ -143,5 +143,13 @@ public enum TextRules {
     /// refuses NUL in text and JSON.
     public static func hasControlCharacters(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The rule for a name or title (already trimmed): 1 to `maxLength` characters, no control
+    /// characters. Nil when it holds.
+    public static func labelError(_ text: String, field: String, maxLength: Int) -> FieldError? {
+        if text.isEmpty || text.count > maxLength { return FieldError(field, "must be 1 to \(maxLength) characters") }
+        if hasControlCharacters(text) { return FieldError(field, "must not contain control characters") }
+        return nil
     }
 }

@@ -14,11 +14,12 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.day = day
     }
 
-    /// `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`, digits only, years 0001 to 9999 (PostgreSQL has no year 0).
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+              parts.allSatisfy({ $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let y = Int(parts[0]), y >= 1, let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
         self.init(year: y, month: m, day: d)
     }
 

@@ -41,10 +41,8 @@ public enum TaskRules {
 
     public static func validationErrors(title: String?, priority: Int?, recurrence: TaskRepeat?, hasDueDate: Bool) -> [FieldError] {
         var errors: [FieldError] = []
-        if let title, title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || title.count > 200 {
-            errors.append(FieldError("title", "must be 1 to 200 characters"))
-        } else if let title, TextRules.hasControlCharacters(title) {
-            errors.append(FieldError("title", "must not contain control characters"))
+        if let title, let error = TextRules.labelError(title.trimmingCharacters(in: .whitespacesAndNewlines), field: "title", maxLength: 200) {
+            errors.append(error)
         }
         if let priority, !(1...3).contains(priority) { errors.append(FieldError("priority", "must be 1 (low), 2 or 3 (high)")) }
         if let recurrence {

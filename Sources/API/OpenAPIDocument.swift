@@ -28,7 +28,14 @@ components:
       name: Idempotency-Key
       in: header
       required: false
-      schema: { type: string, maxLength: 200 }
+      description: Replays the first answer to the same request; the same key with another request is 422
+      schema: { type: string, minLength: 1, maxLength: 200 }
+    IfMatch:
+      name: If-Match
+      in: header
+      required: false
+      description: 'The ETag the change is based on (or *); another version answers 412'
+      schema: { type: string, pattern: '^(\*|(W/)?"?[0-9]{1,18}"?)$', example: '"3"' }
     Lang:
       name: lang
       in: query
@@ -41,6 +48,40 @@ components:
         application/problem+json:
           schema: { $ref: '#/components/schemas/Problem' }
   schemas:
+    TimeOfDay:
+      type: string
+      pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$'
+      description: A time of day as HH:MM, 24-hour
+      example: "08:00"
+    Name:
+      type: string
+      minLength: 1
+      maxLength: 100
+      pattern: '[^\s\x00-\x1F\x7F-\x9F]'
+      not: { pattern: '[\x00-\x1F\x7F-\x9F]' }
+      description: 1 to 100 characters once surrounding whitespace is trimmed; no control characters
+    Text:
+      type: string
+      pattern: '^[^\x00]*$'
+      description: Free text; no NUL characters (they cannot be stored)
+    TimeZone:
+      type: string
+      description: An IANA time zone name the server knows (or UTC); fixed offsets and abbreviations are refused
+      example: Europe/Belgrade
+    Currency:
+      type: string
+      pattern: '^[A-Z]{3}$'
+      description: An ISO 4217 code the server knows
+      example: EUR
+    Language:
+      type: string
+      enum: [en, ru, sr]
+    ReminderKind:
+      type: string
+      enum: [morning_digest, evening_nudge, task_due, savings_payment_due]
+    DeviceKind:
+      type: string
+      enum: [watch, ring, phone, scale, app, automation, other]
     Problem:
       type: object
       required: [type, title, status]
@@ -68,16 +109,16 @@ components:
         day_start_hour: { type: integer, minimum: 0, maximum: 23 }
         week_start: { type: integer, minimum: 1, maximum: 7, description: ISO weekday, 1 = Monday }
         currency: { type: string, description: ISO 4217 code }
-        language: { type: string, enum: [en, ru, sr] }
+        language: { $ref: '#/components/schemas/Language' }
         reminders:
           type: object
           required: [morning_time, evening_time, enabled_kinds]
           properties:
-            morning_time: { type: string, example: "08:00" }
-            evening_time: { type: string, example: "20:00" }
+            morning_time: { $ref: '#/components/schemas/TimeOfDay' }
+            evening_time: { $ref: '#/components/schemas/TimeOfDay' }
             enabled_kinds:
               type: array
-              items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
+              items: { $ref: '#/components/schemas/ReminderKind' }
         created_at: { type: string, format: date-time }
         version: { type: integer, description: Also sent as the ETag }
     TokenPair:
@@ -95,18 +136,50 @@ components:
       properties:
         id: { type: string, format: uuid }
         name: { type: string }
-        kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+        kind: { $ref: '#/components/schemas/DeviceKind' }
         created_at: { type: string, format: date-time }
         last_used_at: { type: string, format: date-time }
         api_key: { type: string, description: Only in the answer that created the device }
-    Schedule:
-      description: When the habit is due
+    HabitSchedule:
+      description: When the habit is due; keys other than those of its type are ignored
       oneOf:
-        - { type: object, required: [type], properties: { type: { const: daily } } }
-        - { type: object, required: [type, days], properties: { type: { const: weekdays }, days: { type: array, items: { type: integer, minimum: 1, maximum: 7 } } } }
-        - { type: object, required: [type, count], properties: { type: { const: times_per_week }, count: { type: integer, minimum: 1, maximum: 7 } } }
-        - { type: object, required: [type, n], properties: { type: { const: every_n_days }, n: { type: integer, minimum: 2, maximum: 365 } } }
-        - { type: object, required: [type, day], properties: { type: { const: monthly }, day: { oneOf: [{ type: integer, minimum: 1, maximum: 31 }, { const: last }] } } }
+        - title: daily
+          type: object
+          required: [type]
+          properties:
+            type: { type: string, const: daily }
+        - title: weekdays
+          type: object
+          required: [type, days]
+          properties:
+            type: { type: string, const: weekdays }
+            days:
+              type: array
+              minItems: 1
+              items: { type: integer, minimum: 1, maximum: 7 }
+              description: ISO weekdays, 1 = Monday; a repeated day counts once
+        - title: times_per_week
+          type: object
+          required: [type, count]
+          properties:
+            type: { type: string, const: times_per_week }
+            count: { type: integer, minimum: 1, maximum: 7, description: Distinct days in each calendar week }
+        - title: every_n_days
+          type: object
+          required: [type, n]
+          properties:
+            type: { type: string, const: every_n_days }
+            n: { type: integer, minimum: 2, maximum: 365, description: Counted from the start date }
+        - title: monthly
+          type: object
+          required: [type, day]
+          properties:
+            type: { type: string, const: monthly }
+            day:
+              description: A day past the month's end falls on its last day
+              oneOf:
+                - { type: integer, minimum: 1, maximum: 31 }
+                - { type: string, const: last }
     Habit:
       type: object
       required: [id, name, kind, schedule, start_date, archived, date, due_today, completed_today, current_streak, best_streak, version]
@@ -118,9 +191,9 @@ components:
         kind: { type: string, enum: [boolean, numeric] }
         target: { type: number }
         unit: { type: string }
-        schedule: { $ref: '#/components/schemas/Schedule' }
+        schedule: { $ref: '#/components/schemas/HabitSchedule' }
         start_date: { type: string, format: date }
-        reminder_time: { type: string, example: "08:00" }
+        reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
         archived: { type: boolean }
         date: { type: string, format: date, description: The date the state is for (default the user's logical today) }
         due_today: { type: boolean }
@@ -152,12 +225,8 @@ components:
         notes: { type: string }
         priority: { type: integer, minimum: 1, maximum: 3, description: 1 low, 3 high }
         due_date: { type: string, format: date }
-        due_time: { type: string, example: "17:00" }
-        repeat:
-          type: object
-          properties:
-            every: { type: string, enum: [day, week, month] }
-            interval: { type: integer, minimum: 1 }
+        due_time: { $ref: '#/components/schemas/TimeOfDay' }
+        repeat: { $ref: '#/components/schemas/TaskRepeat' }
         completed: { type: boolean }
         completed_at: { type: string, format: date-time }
         next_task_id: { type: string, format: uuid, description: The occurrence this completion created }
@@ -165,20 +234,50 @@ components:
         due_today: { type: boolean }
         created_at: { type: string, format: date-time }
         version: { type: integer, description: Also sent as the ETag }
+    TaskTitle:
+      type: string
+      minLength: 1
+      maxLength: 200
+      pattern: '[^\s\x00-\x1F\x7F-\x9F]'
+      not: { pattern: '[\x00-\x1F\x7F-\x9F]' }
+      description: 1 to 200 characters, not only whitespace; no control characters
+    TaskNotes:
+      type: string
+      maxLength: 10000
+      pattern: '^[^\x00]*$'
+      description: At most 10000 characters; no NUL characters
+    TaskRepeat:
+      type: object
+      required: [every]
+      description: Every interval days, weeks or months, anchored to the first due date
+      properties:
+        every: { type: string, enum: [day, week, month] }
+        interval: { type: integer, minimum: 1, maximum: 365, default: 1 }
     TaskDraft:
       type: object
+      required: [title]
       properties:
-        title: { type: string }
-        notes: { type: string }
-        priority: { type: integer, minimum: 1, maximum: 3, default: 2 }
+        title: { $ref: '#/components/schemas/TaskTitle' }
+        notes: { $ref: '#/components/schemas/TaskNotes' }
+        priority: { type: integer, minimum: 1, maximum: 3, default: 2, description: 1 low, 3 high }
         due_date: { type: string, format: date }
-        due_time: { type: string }
-        repeat:
-          type: object
-          required: [every]
-          properties:
-            every: { type: string, enum: [day, week, month] }
-            interval: { type: integer, minimum: 1, default: 1 }
+        due_time: { $ref: '#/components/schemas/TimeOfDay' }
+        repeat: { $ref: '#/components/schemas/TaskRepeat' }
+      dependentRequired:
+        due_time: [due_date]
+        repeat: [due_date]
+    TaskChange:
+      type: object
+      description: Absent fields stay; how a task repeats cannot be changed (create a new task)
+      properties:
+        title: { $ref: '#/components/schemas/TaskTitle' }
+        notes: { $ref: '#/components/schemas/TaskNotes' }
+        priority: { type: integer, minimum: 1, maximum: 3, description: 1 low, 3 high }
+        due_date: { type: string, format: date }
+        due_time:
+          allOf: [{ $ref: '#/components/schemas/TimeOfDay' }]
+          description: Needs a due_date, sent here or already on the task
+      not: { required: [repeat] }
     Status:
       type: object
       required: [status]
@@ -224,12 +323,26 @@ paths:
               type: object
               required: [email, password, name, timezone]
               properties:
-                email: { type: string, format: email }
-                password: { type: string, minLength: 10 }
-                name: { type: string }
-                timezone: { type: string, description: IANA name }
-                language: { type: string, enum: [en, ru, sr] }
-                currency: { type: string, description: ISO 4217, default: EUR }
+                email:
+                  type: string
+                  format: email
+                  maxLength: 254
+                  pattern: '^[^@\s\x00-\x1F\x7F-\x9F]+@[^@\s.\x00-\x1F\x7F-\x9F][^@\s\x00-\x1F\x7F-\x9F]*\.[^@\s\x00-\x1F\x7F-\x9F]*[^@\s.\x00-\x1F\x7F-\x9F]$'
+                  description: 'Trimmed and lowercased; one @, a domain with a dot inside, no whitespace or control characters'
+                password:
+                  type: string
+                  minLength: 10
+                  maxLength: 72
+                  pattern: '^[^\x00]*$'
+                  description: At least 10 characters and at most 72 bytes of UTF-8; no NUL
+                name: { $ref: '#/components/schemas/Name' }
+                timezone: { $ref: '#/components/schemas/TimeZone' }
+                language: { $ref: '#/components/schemas/Language' }
+                currency:
+                  type: string
+                  pattern: '^[A-Za-z]{3}$'
+                  default: EUR
+                  description: An ISO 4217 code the server knows (uppercased here)
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '409': { $ref: '#/components/responses/Problem' }
@@ -300,8 +413,7 @@ paths:
     patch:
       summary: Change profile and reminder settings (absent fields stay)
       security: [{ bearer: [] }]
-      parameters:
-        - { name: If-Match, in: header, required: false, schema: { type: string } }
+      parameters: [{ $ref: '#/components/parameters/IfMatch' }]
       requestBody:
         required: true
         content:
@@ -309,20 +421,20 @@ paths:
             schema:
               type: object
               properties:
-                name: { type: string }
-                timezone: { type: string }
+                name: { $ref: '#/components/schemas/Name' }
+                timezone: { $ref: '#/components/schemas/TimeZone' }
                 day_start_hour: { type: integer, minimum: 0, maximum: 23 }
-                week_start: { type: integer, minimum: 1, maximum: 7 }
-                currency: { type: string }
-                language: { type: string, enum: [en, ru, sr] }
+                week_start: { type: integer, minimum: 1, maximum: 7, description: ISO weekday, 1 = Monday }
+                currency: { $ref: '#/components/schemas/Currency' }
+                language: { $ref: '#/components/schemas/Language' }
                 reminders:
                   type: object
                   properties:
-                    morning_time: { type: string, example: "07:30" }
-                    evening_time: { type: string, example: "21:00" }
+                    morning_time: { $ref: '#/components/schemas/TimeOfDay' }
+                    evening_time: { $ref: '#/components/schemas/TimeOfDay' }
                     enabled_kinds:
                       type: array
-                      items: { type: string, enum: [morning_digest, evening_nudge, task_due, savings_payment_due] }
+                      items: { $ref: '#/components/schemas/ReminderKind' }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/User' } } } }
         '412': { $ref: '#/components/responses/Problem' }
@@ -342,7 +454,12 @@ paths:
               required: [current_password, new_password]
               properties:
                 current_password: { type: string }
-                new_password: { type: string, minLength: 10 }
+                new_password:
+                  type: string
+                  minLength: 10
+                  maxLength: 72
+                  pattern: '^[^\x00]*$'
+                  description: At least 10 characters and at most 72 bytes of UTF-8; no NUL
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
         '422': { $ref: '#/components/responses/Problem' }
@@ -378,8 +495,8 @@ paths:
               type: object
               required: [name, kind]
               properties:
-                name: { type: string }
-                kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+                name: { $ref: '#/components/schemas/Name' }
+                kind: { $ref: '#/components/schemas/DeviceKind' }
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
         '422': { $ref: '#/components/responses/Problem' }
@@ -421,9 +538,9 @@ paths:
               type: object
               required: [code, device_name]
               properties:
-                code: { type: string }
-                device_name: { type: string }
-                kind: { type: string, enum: [watch, ring, phone, scale, app, automation, other] }
+                code: { type: string, description: Case, spaces and dashes do not matter }
+                device_name: { $ref: '#/components/schemas/Name' }
+                kind: { allOf: [{ $ref: '#/components/schemas/DeviceKind' }], default: other }
       responses:
         '201': { description: Paired, content: { application/json: { schema: { $ref: '#/components/schemas/Device' } } } }
         '401': { $ref: '#/components/responses/Problem' }
@@ -450,15 +567,22 @@ paths:
               type: object
               required: [name, kind, schedule]
               properties:
-                name: { type: string }
-                emoji: { type: string }
-                color: { type: string }
+                name: { $ref: '#/components/schemas/Name' }
+                emoji: { $ref: '#/components/schemas/Text' }
+                color: { $ref: '#/components/schemas/Text' }
                 kind: { type: string, enum: [boolean, numeric] }
-                target: { type: number, description: Numeric habits only }
-                unit: { type: string }
-                schedule: { $ref: '#/components/schemas/Schedule' }
-                start_date: { type: string, format: date, description: 'From January 1st ten years back to a year after today' }
-                reminder_time: { type: string }
+                target: { type: number, exclusiveMinimum: 0, description: 'Required for numeric habits, refused for boolean ones' }
+                unit: { $ref: '#/components/schemas/Text' }
+                schedule: { $ref: '#/components/schemas/HabitSchedule' }
+                start_date: { type: string, format: date, description: 'Default today; from January 1st ten years back to a year after today' }
+                reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
+              oneOf:
+                - title: boolean
+                  properties: { kind: { const: boolean } }
+                  not: { required: [target] }
+                - title: numeric
+                  properties: { kind: { const: numeric } }
+                  required: [target]
       responses:
         '201': { description: Created, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '422': { $ref: '#/components/responses/Problem' }
@@ -478,6 +602,7 @@ paths:
     patch:
       summary: Change a habit; a schedule change applies from effective_from (default today)
       security: [{ bearer: [] }]
+      parameters: [{ $ref: '#/components/parameters/IfMatch' }]
       requestBody:
         required: true
         content:
@@ -485,14 +610,14 @@ paths:
             schema:
               type: object
               properties:
-                name: { type: string }
-                emoji: { type: string }
-                color: { type: string }
-                target: { type: number }
-                unit: { type: string }
-                reminder_time: { type: string }
-                schedule: { $ref: '#/components/schemas/Schedule' }
-                effective_from: { type: string, format: date, description: 'At most a year after today' }
+                name: { $ref: '#/components/schemas/Name' }
+                emoji: { $ref: '#/components/schemas/Text' }
+                color: { $ref: '#/components/schemas/Text' }
+                target: { type: number, exclusiveMinimum: 0, description: Numeric habits only }
+                unit: { $ref: '#/components/schemas/Text' }
+                reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
+                schedule: { $ref: '#/components/schemas/HabitSchedule' }
+                effective_from: { type: string, format: date, description: 'From January 1st ten years back to a year after today' }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '412': { $ref: '#/components/responses/Problem' }
@@ -521,14 +646,14 @@ paths:
       summary: Log the habit for a date (default the logical today); answers with its new state
       security: [{ bearer: [] }]
       requestBody:
-        required: false
+        required: true
         content:
           application/json:
             schema:
               type: object
               properties:
-                date: { type: string, format: date }
-                value: { type: number }
+                date: { type: string, format: date, description: "Default today; not in the future nor before the habit's start date" }
+                value: { type: number, exclusiveMinimum: 0, description: Required for numeric habits }
       responses:
         '201': { description: Logged, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '422': { $ref: '#/components/responses/Problem' }
@@ -537,8 +662,8 @@ paths:
       summary: The day totals between from and to
       security: [{ bearer: [] }]
       parameters:
-        - { name: from, in: query, required: false, schema: { type: string, format: date } }
-        - { name: to, in: query, required: false, schema: { type: string, format: date } }
+        - { name: from, in: query, required: false, description: 'Default 30 days before to; not after to, at most 800 days before it', schema: { type: string, format: date } }
+        - { name: to, in: query, required: false, description: Default today, schema: { type: string, format: date } }
       responses:
         '200':
           description: Logs
@@ -574,8 +699,8 @@ paths:
               required: [from, to]
               properties:
                 from: { type: string, format: date }
-                to: { type: string, format: date }
-                reason: { type: string }
+                to: { type: string, format: date, description: Not before from }
+                reason: { $ref: '#/components/schemas/Text' }
       responses:
         '201':
           description: Frozen
@@ -603,8 +728,8 @@ paths:
       security: [{ bearer: [] }]
       parameters:
         - { name: id, in: path, required: true, schema: { type: string, format: uuid } }
-        - { name: from, in: query, required: false, schema: { type: string, format: date } }
-        - { name: to, in: query, required: false, schema: { type: string, format: date } }
+        - { name: from, in: query, required: false, description: 'Default 30 days before to; not after to, at most 800 days before it', schema: { type: string, format: date } }
+        - { name: to, in: query, required: false, description: Default today, schema: { type: string, format: date } }
       responses:
         '200':
           description: Periods
@@ -664,9 +789,8 @@ paths:
     patch:
       summary: Change a task (absent fields stay)
       security: [{ bearer: [] }]
-      parameters:
-        - { name: If-Match, in: header, required: false, schema: { type: string } }
-      requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/TaskDraft' } } } }
+      parameters: [{ $ref: '#/components/parameters/IfMatch' }]
+      requestBody: { required: true, content: { application/json: { schema: { $ref: '#/components/schemas/TaskChange' } } } }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Task' } } } }
         '412': { $ref: '#/components/responses/Problem' }

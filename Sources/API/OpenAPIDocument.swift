@@ -60,10 +60,6 @@ components:
       pattern: '[^\s\x00-\x1F\x7F-\x9F]'
       not: { pattern: '[\x00-\x1F\x7F-\x9F]' }
       description: 1 to 100 characters once surrounding whitespace is trimmed; no control characters
-    Text:
-      type: string
-      pattern: '^[^\x00]*$'
-      description: Free text; no NUL characters (they cannot be stored)
     TimeZone:
       type: string
       description: An IANA time zone name the server knows (or UTC); fixed offsets and abbreviations are refused
@@ -568,11 +564,11 @@ paths:
               required: [name, kind, schedule]
               properties:
                 name: { $ref: '#/components/schemas/Name' }
-                emoji: { $ref: '#/components/schemas/Text' }
-                color: { $ref: '#/components/schemas/Text' }
+                emoji: { type: string, maxLength: 16, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
+                color: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
                 kind: { type: string, enum: [boolean, numeric] }
-                target: { type: number, exclusiveMinimum: 0, description: 'Required for numeric habits, refused for boolean ones' }
-                unit: { $ref: '#/components/schemas/Text' }
+                target: { type: number, exclusiveMinimum: 0, maximum: 1000000000, description: 'Required for numeric habits, refused for boolean ones' }
+                unit: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
                 schedule: { $ref: '#/components/schemas/HabitSchedule' }
                 start_date: { type: string, format: date, description: 'Default today; from January 1st ten years back to a year after today' }
                 reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
@@ -611,10 +607,10 @@ paths:
               type: object
               properties:
                 name: { $ref: '#/components/schemas/Name' }
-                emoji: { $ref: '#/components/schemas/Text' }
-                color: { $ref: '#/components/schemas/Text' }
-                target: { type: number, exclusiveMinimum: 0, description: Numeric habits only }
-                unit: { $ref: '#/components/schemas/Text' }
+                emoji: { type: string, maxLength: 16, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
+                color: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
+                target: { type: number, exclusiveMinimum: 0, maximum: 1000000000, description: Numeric habits only }
+                unit: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
                 reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
                 schedule: { $ref: '#/components/schemas/HabitSchedule' }
                 effective_from: { type: string, format: date, description: 'From January 1st ten years back to a year after today' }
@@ -653,7 +649,7 @@ paths:
               type: object
               properties:
                 date: { type: string, format: date, description: "Default today; not in the future nor before the habit's start date" }
-                value: { type: number, exclusiveMinimum: 0, description: Required for numeric habits }
+                value: { type: number, exclusiveMinimum: 0, maximum: 1000000000, description: Required for numeric habits }
       responses:
         '201': { description: Logged, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '422': { $ref: '#/components/responses/Problem' }
@@ -700,7 +696,7 @@ paths:
               properties:
                 from: { type: string, format: date }
                 to: { type: string, format: date, description: Not before from }
-                reason: { $ref: '#/components/schemas/Text' }
+                reason: { type: string, maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
       responses:
         '201':
           description: Frozen

@@ -180,7 +180,10 @@ public enum ProblemMapping {
         case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
             "Field \(path(context.codingPath)) has the wrong type."
         case .dataCorrupted(let context)?:
-            context.codingPath.isEmpty ? "The body is not valid JSON." : "Field \(path(context.codingPath)) is not valid."
+            // Foundation's parser also refuses numbers it cannot hold as Decimal (1e128, 5e-324).
+            context.codingPath.isEmpty
+                ? "The body is not valid JSON, or holds a number too large or too small to read."
+                : "Field \(path(context.codingPath)) is not valid."
         default: "The body could not be read."
         }
     }

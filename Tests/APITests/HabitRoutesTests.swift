@@ -85,6 +85,20 @@ import TestSupport
             #expect(moved.text.contains("effective_from"))
             let unchanged = try await http.call(.get, "/api/v1/habits/\(id)", token: token)
             #expect((unchanged.object["schedule"] as? [String: Any])?["type"] as? String == "daily")
+
+            // Amounts are above 0 and at most a billion; decorations are short.
+            let water = try await create(http, token, #"{"name":"Water","kind":"numeric","target":2000,"unit":"ml","schedule":{"type":"daily"}}"#)
+            for value in ["1000000001", "1.5e128", "-1"] {
+                let logged = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":\#(value)}"#)
+                #expect(logged.status == .unprocessableContent, "\(value)")
+                #expect(logged.text.contains("value"), "\(value)")
+            }
+            #expect(try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":1000000000}"#).status == .created)
+            let huge = try await http.call(.post, "/api/v1/habits", token: token,
+                json: #"{"name":"Huge","kind":"numeric","target":1e12,"unit":"\#(String(repeating: "m", count: 33))","schedule":{"type":"daily"}}"#)
+            #expect(huge.status == .unprocessableContent)
+            let fields = Set((huge.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+            #expect(fields == ["target", "unit"])
         }
     }
 

@@ -116,8 +116,15 @@ public struct HabitService: Sendable {
         if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         let kind = HabitEvent.Kind(rawValue: definition.kind)
         if kind == nil { errors.append(FieldError("kind", "must be boolean or numeric")) }
-        if kind == .numeric, (definition.target ?? 0) <= 0 { errors.append(FieldError("target", "a numeric habit needs a target above 0")) }
+        if kind == .numeric {
+            if let target = definition.target {
+                if let error = HabitFieldRules.amountError(target, field: "target") { errors.append(error) }
+            } else {
+                errors.append(FieldError("target", "a numeric habit needs a target above 0"))
+            }
+        }
         if kind == .boolean, definition.target != nil { errors.append(FieldError("target", "only numeric habits have a target")) }
+        errors += HabitFieldRules.decorationErrors(emoji: definition.emoji, color: definition.color, unit: definition.unit)
         errors += definition.schedule.validationErrors()
         var start = today
         if let raw = definition.startDate {
@@ -166,7 +173,8 @@ public struct HabitService: Sendable {
         let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let name, let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if change.target != nil, current.kind == .boolean { errors.append(FieldError("target", "only numeric habits have a target")) }
-        if let target = change.target, target <= 0 { errors.append(FieldError("target", "must be above 0")) }
+        if let target = change.target, let error = HabitFieldRules.amountError(target, field: "target") { errors.append(error) }
+        errors += HabitFieldRules.decorationErrors(emoji: change.emoji, color: change.color, unit: change.unit)
         var reminder: LocalTime?
         if let raw = change.reminderTime {
             reminder = LocalTime(raw)
@@ -207,7 +215,7 @@ public struct HabitService: Sendable {
         if date > today { errors.append(FieldError("date", "is in the future (today is \(today))")) }
         if date < current.startDate { errors.append(FieldError("date", "is before the habit's start date \(current.startDate)")) }
         if current.kind == .numeric, value == nil { errors.append(FieldError("value", "a numeric habit needs a value")) }
-        if let value, value <= 0 { errors.append(FieldError("value", "must be above 0")) }
+        if let value, let error = HabitFieldRules.amountError(value, field: "value") { errors.append(error) }
         if current.archived { errors.append(FieldError("habit", "is archived; restore it first")) }
         try ValidationFailure.check(errors)
         if current.kind == .boolean {
@@ -249,6 +257,7 @@ public struct HabitService: Sendable {
         if start == nil { errors.append(FieldError("from", "must be a date as YYYY-MM-DD")) }
         if end == nil { errors.append(FieldError("to", "must be a date as YYYY-MM-DD")) }
         if let start, let end, end < start { errors.append(FieldError("to", "must not be before from")) }
+        if let error = TextRules.optionalLabelError(reason, field: "reason", maxLength: 200) { errors.append(error) }
         try ValidationFailure.check(errors)
         _ = try await habit(owner, habitId, on: nil)
         let freezeId = UUID()

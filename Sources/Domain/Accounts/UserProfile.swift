@@ -152,4 +152,13 @@ public enum TextRules {
         if hasControlCharacters(text) { return FieldError(field, "must not contain control characters") }
         return nil
     }
+
+    /// An optional short label (an emoji, a unit, a reason): at most `maxLength` characters and
+    /// no control characters when present.
+    public static func optionalLabelError(_ text: String?, field: String, maxLength: Int) -> FieldError? {
+        guard let text else { return nil }
+        if text.count > maxLength { return FieldError(field, "must be at most \(maxLength) characters") }
+        if hasControlCharacters(text) { return FieldError(field, "must not contain control characters") }
+        return nil
+    }
 }

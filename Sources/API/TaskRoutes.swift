@@ -70,8 +70,8 @@ struct TaskRoutes {
             return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
         }
         user.patch("{id}") { request, context in
-            let draft = try await request.json(TaskService.Draft.self, context: context)
-            let view = try await tasks.update(context.userId, try Self.id(context), draft, ifMatch: try ETag.ifMatch(request).map { Int($0) })
+            let change = try await request.json(TaskService.Change.self, context: context)
+            let view = try await tasks.update(context.userId, try Self.id(context), change, ifMatch: try ETag.ifMatch(request).map { Int($0) })
             return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
         }
         user.delete("{id}") { _, context in

@@ -43,10 +43,15 @@ public struct HabitsProjector: Projector {
             case HabitEvent.Changed.type:
                 let changed = try decode(HabitEvent.Changed.self, event)
                 habitId = changed.habitId
+                let cleared = changed.cleared ?? []
                 try await connection.run("""
-                    UPDATE rm_habits SET name = COALESCE(\(changed.name), name), emoji = COALESCE(\(changed.emoji), emoji),
-                      color = COALESCE(\(changed.color), color), target = COALESCE(\(changed.target), target),
-                      unit = COALESCE(\(changed.unit), unit), reminder_time = COALESCE(\(changed.reminderTime?.description), reminder_time)
+                    UPDATE rm_habits SET name = COALESCE(\(changed.name), name),
+                      emoji = CASE WHEN \(cleared.contains(.emoji)) THEN NULL ELSE COALESCE(\(changed.emoji), emoji) END,
+                      color = CASE WHEN \(cleared.contains(.color)) THEN NULL ELSE COALESCE(\(changed.color), color) END,
+                      target = COALESCE(\(changed.target), target),
+                      unit = CASE WHEN \(cleared.contains(.unit)) THEN NULL ELSE COALESCE(\(changed.unit), unit) END,
+                      reminder_time = CASE WHEN \(cleared.contains(.reminderTime)) THEN NULL
+                                           ELSE COALESCE(\(changed.reminderTime?.description), reminder_time) END
                     WHERE habit_id = \(habitId)
                     """, logger: logger)
                 if let schedule = changed.schedule, let from = changed.scheduleFrom {

@@ -102,6 +102,24 @@ import TestSupport
         }
     }
 
+    /// PATCH reads like JSON Merge Patch: null removes a reminder or a decoration, absent keeps it.
+    @Test func nullClearsAReminderAndDecorations() async throws {
+        try await AppHarness.with(now: Self.at("2026-05-06T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("quiet@example.com").string("access_token"))
+            let id = try await create(http, token,
+                #"{"name":"Stretch","emoji":"🧘","color":"teal","kind":"boolean","schedule":{"type":"daily"},"reminder_time":"07:15"}"#)
+            let quiet = try await http.call(.patch, "/api/v1/habits/\(id)", token: token, json: #"{"reminder_time":null,"emoji":null}"#)
+            #expect(quiet.status == .ok)
+            #expect(quiet.object["reminder_time"] == nil)
+            #expect(quiet.object["emoji"] == nil)
+            #expect(quiet.string("color") == "teal")
+            #expect(quiet.string("name") == "Stretch")
+            let read = try await http.call(.get, "/api/v1/habits/\(id)", token: token)
+            #expect(read.object["reminder_time"] == nil)
+            #expect(read.string("color") == "teal")
+        }
+    }
+
     @Test func dayStartHourMovesTheLogicalDay() async throws {
         // 02:00 on May 2 in Belgrade = 00:00 UTC.
         try await AppHarness.with(now: Self.at("2026-05-02T00:00:00Z")) { harness, http in

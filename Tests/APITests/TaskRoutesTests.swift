@@ -92,6 +92,34 @@ import TestSupport
         }
     }
 
+    /// PATCH reads like JSON Merge Patch: an absent field stays, null clears it.
+    @Test func nullClearsDueDatesTimesAndNotes() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T09:00:00Z")) { _, http in
+            let token = try #require(try await http.register("clear@example.com").string("access_token"))
+            let id = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Renew passport","notes":"photos first","due_date":"2026-03-09","due_time":"10:00"}"#).string("id"))
+            let untimed = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, json: #"{"due_time":null}"#)
+            #expect(untimed.status == .ok)
+            #expect(untimed.object["due_time"] == nil)
+            #expect(untimed.string("due_date") == "2026-03-09")
+            #expect(untimed.string("notes") == "photos first")
+            let someday = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, json: #"{"due_date":null,"notes":null}"#)
+            #expect(someday.status == .ok)
+            #expect(someday.object["due_date"] == nil)
+            #expect(someday.object["notes"] == nil)
+            #expect(someday.object["overdue"] as? Bool == false)
+            let overdue = try await http.call(.get, "/api/v1/tasks?filter=overdue", token: token)
+            #expect((overdue.object["items"] as? [Any])?.isEmpty == true)
+            // A time needs a date, and a repeating task keeps its date.
+            #expect(try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, json: #"{"due_time":"08:00"}"#).status == .unprocessableContent)
+            let weekly = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Bins","due_date":"2026-03-11","repeat":{"every":"week"}}"#).string("id"))
+            let refused = try await http.call(.patch, "/api/v1/tasks/\(weekly)", token: token, json: #"{"due_date":null}"#)
+            #expect(refused.status == .unprocessableContent)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(weekly)", token: token).string("due_date") == "2026-03-11")
+        }
+    }
+
     @Test func ifMatchAndDelete() async throws {
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("etag@example.com").string("access_token"))

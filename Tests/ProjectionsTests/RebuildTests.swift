@@ -177,10 +177,15 @@ import TestSupport
                     }
                 case 9 where !taskIds.isEmpty:
                     let id = taskIds[Int.random(in: 0..<taskIds.count, using: &random)]
-                    _ = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, json: #"{"priority":\#(Int.random(in: 1...3, using: &random))}"#)
+                    let patch = [#"{"priority":\#(Int.random(in: 1...3, using: &random))}"#, #"{"notes":"n","due_time":"09:30"}"#,
+                                 #"{"notes":null,"due_time":null}"#][Int.random(in: 0..<3, using: &random)]
+                    _ = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, json: patch)
                 default:
-                    _ = try await http.call(.patch, "/api/v1/habits/\(habitIds[0])", token: token,
-                                            json: #"{"schedule":{"type":"every_n_days","n":2},"effective_from":"2026-06-01"}"#)
+                    let patch = [#"{"schedule":{"type":"every_n_days","n":2},"effective_from":"2026-06-01"}"#,
+                                 #"{"emoji":"💧","unit":"ml","reminder_time":"07:00"}"#,
+                                 #"{"emoji":null,"reminder_time":null}"#][Int.random(in: 0..<3, using: &random)]
+                    let id = habitIds[Int.random(in: 0..<habitIds.count, using: &random)]
+                    _ = try await http.call(.patch, "/api/v1/habits/\(id)", token: token, json: patch)
                 }
                 changes += 1
             }

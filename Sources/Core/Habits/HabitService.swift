@@ -151,16 +151,37 @@ public struct HabitService: Sendable {
         return try await habit(owner, habitId, on: nil)
     }
 
+    /// A partial update: absent fields stay; `null` clears emoji, color, unit or reminder_time.
     public struct Change: Sendable, Decodable {
         public var name: String?
-        public var emoji: String?
-        public var color: String?
+        public var emoji: PatchField<String> = .keep
+        public var color: PatchField<String> = .keep
         public var target: Decimal?
-        public var unit: String?
-        public var reminderTime: String?
+        public var unit: PatchField<String> = .keep
+        public var reminderTime: PatchField<String> = .keep
         public var schedule: HabitSchedule?
         /// The date a schedule change applies from; default the user's logical today.
         public var effectiveFrom: String?
+
+        enum CodingKeys: String, CodingKey { case name, emoji, color, target, unit, reminderTime, schedule, effectiveFrom }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            emoji = try container.decodePatch(String.self, forKey: .emoji)
+            color = try container.decodePatch(String.self, forKey: .color)
+            target = try container.decodeIfPresent(Decimal.self, forKey: .target)
+            unit = try container.decodePatch(String.self, forKey: .unit)
+            reminderTime = try container.decodePatch(String.self, forKey: .reminderTime)
+            schedule = try container.decodeIfPresent(HabitSchedule.self, forKey: .schedule)
+            effectiveFrom = try container.decodeIfPresent(String.self, forKey: .effectiveFrom)
+        }
+
+        var cleared: [HabitEvent.Changed.ClearableField] {
+            let fields: [(Bool, HabitEvent.Changed.ClearableField)] =
+                [(emoji.isClear, .emoji), (color.isClear, .color), (unit.isClear, .unit), (reminderTime.isClear, .reminderTime)]
+            return fields.filter { $0.0 }.map { $0.1 }
+        }
     }
 
     /// A schedule change applies from its effective date on; earlier periods keep the old one.
@@ -174,9 +195,9 @@ public struct HabitService: Sendable {
         if let name, let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if change.target != nil, current.kind == .boolean { errors.append(FieldError("target", "only numeric habits have a target")) }
         if let target = change.target, let error = HabitFieldRules.amountError(target, field: "target") { errors.append(error) }
-        errors += HabitFieldRules.decorationErrors(emoji: change.emoji, color: change.color, unit: change.unit)
+        errors += HabitFieldRules.decorationErrors(emoji: change.emoji.newValue, color: change.color.newValue, unit: change.unit.newValue)
         var reminder: LocalTime?
-        if let raw = change.reminderTime {
+        if let raw = change.reminderTime.newValue {
             reminder = LocalTime(raw)
             if reminder == nil { errors.append(FieldError("reminder_time", "must be a time of day as HH:MM")) }
         }
@@ -192,8 +213,9 @@ public struct HabitService: Sendable {
         if let schedule = change.schedule { errors += schedule.validationErrors() }
         try ValidationFailure.check(errors)
         let event = HabitEvent.Changed(
-            habitId: habitId, name: name, emoji: change.emoji, color: change.color, target: change.target, unit: change.unit,
-            reminderTime: reminder, schedule: change.schedule, scheduleFrom: change.schedule == nil ? nil : from)
+            habitId: habitId, name: name, emoji: change.emoji.newValue, color: change.color.newValue, target: change.target,
+            unit: change.unit.newValue, reminderTime: reminder, schedule: change.schedule,
+            scheduleFrom: change.schedule == nil ? nil : from, cleared: change.cleared.isEmpty ? nil : change.cleared)
         do {
             try await store.append(to: stream(habitId, owner: owner), expected: .exact(current.version),
                                    events: [NewEvent(type: HabitEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))])

@@ -60,6 +60,29 @@ public struct TaskService: Sendable {
         public var `repeat`: TaskRepeat?
     }
 
+    /// A partial update: absent fields stay, `null` clears notes, due_date or due_time.
+    public struct Change: Sendable, Decodable {
+        public var title: String?
+        public var notes: PatchField<String> = .keep
+        public var priority: Int?
+        public var dueDate: PatchField<String> = .keep
+        public var dueTime: PatchField<String> = .keep
+        /// Only ever refused: a series keeps the rule it was created with.
+        public var changesRepeat = false
+
+        enum CodingKeys: String, CodingKey { case title, notes, priority, dueDate, dueTime, `repeat` }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decodeIfPresent(String.self, forKey: .title)
+            notes = try container.decodePatch(String.self, forKey: .notes)
+            priority = try container.decodeIfPresent(Int.self, forKey: .priority)
+            dueDate = try container.decodePatch(String.self, forKey: .dueDate)
+            dueTime = try container.decodePatch(String.self, forKey: .dueTime)
+            changesRepeat = container.contains(.repeat)
+        }
+    }
+
     func metadata(_ owner: UUID) -> EventMetadata { EventMetadata(actor: "user:\(owner.uuidString.lowercased())") }
 
     struct Now {
@@ -100,17 +123,21 @@ public struct TaskService: Sendable {
         return try await task(owner, taskId)
     }
 
-    public func update(_ owner: UUID, _ taskId: UUID, _ draft: Draft, ifMatch: Int?) async throws -> TaskView {
+    public func update(_ owner: UUID, _ taskId: UUID, _ change: Change, ifMatch: Int?) async throws -> TaskView {
         let current = try await task(owner, taskId)
         if let ifMatch, ifMatch != current.revision { throw TaskError.versionMismatch(current: current.revision) }
-        if draft.repeat != nil { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
-        var merged = draft
-        merged.dueDate = draft.dueDate ?? current.dueDate?.description
-        merged.dueTime = draft.dueTime ?? current.dueTime?.description
+        if change.changesRepeat { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
+        if change.dueDate.isClear, current.repeat != nil {
+            throw ValidationFailure("due_date", "a repeating task keeps a due date; delete it or complete it instead")
+        }
+        let dueDate = change.dueDate.applied(to: current.dueDate?.description)
+        // Clearing the due date clears its time too; a time sent without any date is refused by parse.
+        let dueTime = dueDate == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: current.dueTime?.description)
+        let merged = Draft(title: change.title, notes: change.notes.newValue, priority: change.priority, dueDate: dueDate, dueTime: dueTime)
         let (due, time) = try parse(merged)
         let event = TaskEvent.Changed(
-            taskId: taskId, title: draft.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
-            notes: draft.notes ?? current.notes, priority: draft.priority ?? current.priority, dueDate: due, dueTime: time)
+            taskId: taskId, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
+            notes: change.notes.applied(to: current.notes), priority: change.priority ?? current.priority, dueDate: due, dueTime: time)
         try await append(owner, current, [NewEvent(type: TaskEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
         return try await task(owner, taskId)
     }

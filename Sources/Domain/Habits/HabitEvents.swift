@@ -45,8 +45,17 @@ public enum HabitEvent {
         public var reminderTime: LocalTime?
         public var schedule: HabitSchedule?
         public var scheduleFrom: LocalDate?
-        public init(habitId: UUID, name: String? = nil, emoji: String? = nil, color: String? = nil, target: Decimal? = nil, unit: String? = nil, reminderTime: LocalTime? = nil, schedule: HabitSchedule? = nil, scheduleFrom: LocalDate? = nil) {
+        /// Optional fields the change removed (a nil field above means "unchanged"). Absent in
+        /// events written before fields could be cleared, which reads as none.
+        public var cleared: [ClearableField]?
+
+        public enum ClearableField: String, Codable, Sendable, Hashable {
+            case emoji, color, unit, reminderTime = "reminder_time"
+        }
+
+        public init(habitId: UUID, name: String? = nil, emoji: String? = nil, color: String? = nil, target: Decimal? = nil, unit: String? = nil, reminderTime: LocalTime? = nil, schedule: HabitSchedule? = nil, scheduleFrom: LocalDate? = nil, cleared: [ClearableField]? = nil) {
             self.habitId = habitId
+            self.cleared = cleared
             self.name = name
             self.emoji = emoji
             self.color = color

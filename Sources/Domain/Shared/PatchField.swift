@@ -1,0 +1,34 @@
+/// One field of a partial update, as JSON Merge Patch (RFC 7396) reads it: absent keeps the
+/// stored value, `null` clears it, anything else sets it.
+public enum PatchField<Value: Sendable>: Sendable {
+    case keep
+    case clear
+    case set(Value)
+
+    /// The value after the patch, given the stored one.
+    public func applied(to current: Value?) -> Value? {
+        switch self {
+        case .keep: current
+        case .clear: nil
+        case .set(let value): value
+        }
+    }
+
+    public var newValue: Value? {
+        if case .set(let value) = self { value } else { nil }
+    }
+
+    public var isClear: Bool {
+        if case .clear = self { true } else { false }
+    }
+}
+
+extension PatchField: Equatable where Value: Equatable {}
+
+extension KeyedDecodingContainer {
+    public func decodePatch<T: Decodable & Sendable>(_ type: T.Type, forKey key: Key) throws -> PatchField<T> {
+        guard contains(key) else { return .keep }
+        if try decodeNil(forKey: key) { return .clear }
+        return .set(try decode(T.self, forKey: key))
+    }
+}

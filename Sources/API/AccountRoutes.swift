@@ -43,7 +43,7 @@ struct AccountRoutes {
         var scope: String
     }
     /// A device list position; the time as whole microseconds, range-checked on the way in.
-    struct DevicePosition: Codable {
+    struct DevicePosition: Codable, CursorPosition {
         var createdAtMicros: Int64
         var id: UUID
 
@@ -121,11 +121,7 @@ struct AccountRoutes {
         user.get("devices") { request, context in
             let limit = try Cursor.limit(request)
             let position = try Cursor.decode(DevicePosition.self, request.uri.queryParameters.get("cursor").map { String($0) })
-            var after: (micros: Int64, id: UUID)?
-            if let position {
-                guard position.isPlausible else { throw Problem.badRequest("The cursor is not one this server gave out.") }
-                after = (position.createdAtMicros, position.id)
-            }
+            let after = position.map { (micros: $0.createdAtMicros, id: $0.id) }
             let devices = try await accounts.devices(context.userId, after: after, limit: limit + 1)
             let page = Array(devices.prefix(limit))
             let next = devices.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil

@@ -78,6 +78,18 @@ struct Page<Item: Encodable & Sendable>: ResponseEncodable {
     var nextCursor: String?
 }
 
+/// What a cursor carries. Cursors are not signed, so a position that could not have come from
+/// this server (a date that does not exist, a priority out of range) is refused before use.
+protocol CursorPosition: Decodable {
+    var isPlausible: Bool { get }
+}
+
+extension TaskCursor: CursorPosition {
+    public var isPlausible: Bool {
+        LocalDate(due) != nil && (1...3).contains(priority) && (0...4_102_444_800_000_000).contains(createdMicros)
+    }
+}
+
 /// Opaque cursors: base64url of a small JSON position. Clients pass them back unchanged.
 enum Cursor {
     static func encode(_ position: some Encodable) -> String? {
@@ -86,11 +98,11 @@ enum Cursor {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ cursor: String?) throws -> T? {
+    static func decode<T: CursorPosition>(_ type: T.Type, _ cursor: String?) throws -> T? {
         guard let cursor, !cursor.isEmpty else { return nil }
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(T.self, from: data) else {
+        guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(T.self, from: data), value.isPlausible else {
             throw Problem.badRequest("The cursor is not one this server gave out.")
         }
         return value

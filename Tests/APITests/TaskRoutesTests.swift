@@ -85,6 +85,13 @@ import TestSupport
             let fields = Set((bad.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
             #expect(fields == ["title", "priority", "repeat"])
             #expect(try await http.call(.get, "/api/v1/tasks?filter=soon", token: token).status == .unprocessableContent)
+            // Cursors are opaque but not signed: a forged position is a 400, never a crash or a 500.
+            for forged in [#"{"due":"2026-01-01","priority":-9223372036854775808,"createdMicros":0,"id":"00000000-0000-0000-0000-000000000000"}"#,
+                           #"{"due":"2026-13-45","priority":2,"createdMicros":0,"id":"00000000-0000-0000-0000-000000000000"}"#] {
+                let cursor = Data(forged.utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                #expect(try await http.call(.get, "/api/v1/tasks?cursor=\(cursor)", token: token).status == .badRequest, "\(forged)")
+            }
             // Year 0 does not exist in PostgreSQL: once a 500, now the field is named.
             let yearZero = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Ancient","due_date":"0000-01-01"}"#)
             #expect(yearZero.status == .unprocessableContent)

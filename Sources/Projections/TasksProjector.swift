@@ -30,7 +30,8 @@ public struct TasksProjector: Projector {
                 let t = try decode(TaskEvent.Changed.self, event)
                 try await connection.run("""
                     UPDATE rm_tasks SET title = \(t.title), notes = \(t.notes), priority = \(Int16(t.priority)),
-                      due_date = \(t.dueDate?.description)::date, due_time = \(t.dueTime?.description), revision = revision + 1
+                      due_date = \(t.dueDate?.description)::date, due_time = \(t.dueTime?.description),
+                      anchor_date = COALESCE(\(t.anchorDate?.description)::date, anchor_date), revision = revision + 1
                     WHERE task_id = \(t.taskId)
                     """, logger: logger)
             case TaskEvent.Completed.type:

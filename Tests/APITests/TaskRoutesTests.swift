@@ -127,6 +127,58 @@ import TestSupport
         }
     }
 
+    /// Two requests at once act on the state one of them left: one next occurrence, not two,
+    /// and an edit made against a version already changed is 412, never silently undone.
+    @Test func concurrentCompletesAndEditsNeverDoubleOrLose() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-02T09:00:00Z")) { _, http in
+            let token = try #require(try await http.register("race@example.com").string("access_token"))
+            let id = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Stand-up","due_date":"2026-03-02","repeat":{"every":"day"}}"#).string("id"))
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<4 { group.addTask { try await http.call(.post, "/api/v1/tasks/\(id)/complete", token: token).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .ok }, "\(statuses)")
+            let open = try await http.call(.get, "/api/v1/tasks?filter=open", token: token)
+            #expect((open.object["items"] as? [[String: Any]] ?? []).compactMap { $0["due_date"] as? String } == ["2026-03-03"])
+
+            let task = try #require(try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Plan trip"}"#).string("id"))
+            let edits = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for priority in 1...3 {
+                    group.addTask {
+                        try await http.call(.patch, "/api/v1/tasks/\(task)", token: token, headers: [.ifMatch: "\"1\""], json: #"{"priority":\#(priority)}"#).status
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(edits.filter { $0 == .ok }.count == 1, "\(edits)")
+            #expect(edits.filter { $0 == .preconditionFailed }.count == 2, "\(edits)")
+            // Exactly one edit landed: the task is at its second version.
+            #expect(try await http.call(.get, "/api/v1/tasks/\(task)", token: token).headers[.eTag] == "\"2\"")
+        }
+    }
+
+    /// A moved first occurrence moves the series; a moved later one keeps the anchor, and the
+    /// next occurrence is never due on or before the one just done.
+    @Test func movingARepeatingTasksDueDate() async throws {
+        try await AppHarness.with(now: Self.at("2026-01-05T09:00:00Z")) { _, http in
+            let token = try #require(try await http.register("move@example.com").string("access_token"))
+            let rent = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Rent","due_date":"2026-01-31","repeat":{"every":"month"}}"#).string("id"))
+            #expect(try await http.call(.patch, "/api/v1/tasks/\(rent)", token: token, json: #"{"due_date":"2026-01-15"}"#).status == .ok)
+            let next = try #require(try await http.call(.post, "/api/v1/tasks/\(rent)/complete", token: token).string("next_task_id"))
+            #expect(try await http.call(.get, "/api/v1/tasks/\(next)", token: token).string("due_date") == "2026-02-15")
+
+            let gym = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Gym","due_date":"2026-01-05","repeat":{"every":"week"}}"#).string("id"))  // a Monday
+            let second = try #require(try await http.call(.post, "/api/v1/tasks/\(gym)/complete", token: token).string("next_task_id"))
+            #expect(try await http.call(.get, "/api/v1/tasks/\(second)", token: token).string("due_date") == "2026-01-12")
+            #expect(try await http.call(.patch, "/api/v1/tasks/\(second)", token: token, json: #"{"due_date":"2026-01-22"}"#).status == .ok)
+            let third = try #require(try await http.call(.post, "/api/v1/tasks/\(second)/complete", token: token).string("next_task_id"))
+            #expect(try await http.call(.get, "/api/v1/tasks/\(third)", token: token).string("due_date") == "2026-01-26")
+        }
+    }
+
     @Test func ifMatchAndDelete() async throws {
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("etag@example.com").string("access_token"))

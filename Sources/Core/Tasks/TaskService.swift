@@ -124,78 +124,109 @@ public struct TaskService: Sendable {
     }
 
     public func update(_ owner: UUID, _ taskId: UUID, _ change: Change, ifMatch: Int?) async throws -> TaskView {
-        let current = try await task(owner, taskId)
-        if let ifMatch, ifMatch != current.revision { throw TaskError.versionMismatch(current: current.revision) }
         if change.changesRepeat { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
-        if change.dueDate.isClear, current.repeat != nil {
-            throw ValidationFailure("due_date", "a repeating task keeps a due date; delete it or complete it instead")
+        return try await write(owner, taskId, ifMatch: ifMatch) { current, series in
+            if change.dueDate.isClear, current.repeat != nil {
+                throw ValidationFailure("due_date", "a repeating task keeps a due date; delete it or complete it instead")
+            }
+            let dueDate = change.dueDate.applied(to: current.dueDate?.description)
+            // Clearing the due date clears its time too; a time sent without any date is refused by parse.
+            let dueTime = dueDate == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: current.dueTime?.description)
+            let merged = Draft(title: change.title, notes: change.notes.newValue, priority: change.priority, dueDate: dueDate, dueTime: dueTime)
+            let (due, time) = try parse(merged)
+            // Moving a series' first occurrence moves the series; later ones keep its anchor.
+            let reanchor = current.repeat != nil && series.occurrence == 0 && due != series.anchor ? due : nil
+            let event = TaskEvent.Changed(
+                taskId: taskId, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
+                notes: change.notes.applied(to: current.notes), priority: change.priority ?? current.priority, dueDate: due, dueTime: time,
+                anchorDate: reanchor)
+            return [NewEvent(type: TaskEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))]
         }
-        let dueDate = change.dueDate.applied(to: current.dueDate?.description)
-        // Clearing the due date clears its time too; a time sent without any date is refused by parse.
-        let dueTime = dueDate == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: current.dueTime?.description)
-        let merged = Draft(title: change.title, notes: change.notes.newValue, priority: change.priority, dueDate: dueDate, dueTime: dueTime)
-        let (due, time) = try parse(merged)
-        let event = TaskEvent.Changed(
-            taskId: taskId, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
-            notes: change.notes.applied(to: current.notes), priority: change.priority ?? current.priority, dueDate: due, dueTime: time)
-        try await append(owner, current, [NewEvent(type: TaskEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
-        return try await task(owner, taskId)
     }
 
     public func delete(_ owner: UUID, _ taskId: UUID) async throws {
-        let current = try await task(owner, taskId)
-        try await append(owner, current, [NewEvent(type: TaskEvent.Deleted.type,
-                                                   data: try EventCoding.encode(TaskEvent.Deleted(taskId: taskId)), metadata: metadata(owner))])
+        _ = try await write(owner, taskId, answer: false) { _, _ in
+            [NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: taskId)), metadata: metadata(owner))]
+        }
     }
 
     /// Completes the task; a repeating one gets its next occurrence in the same append,
     /// due on the anchor's schedule (never chained from the previous due date).
     public func complete(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
-        let current = try await task(owner, taskId)
-        guard !current.completed else { return current }
-        let series = try await seriesInfo(taskId)
-        var events: [NewEvent] = []
-        var nextId: UUID?
-        if let rule = current.repeat, let anchor = series.anchor {
-            let next = UUID()
-            nextId = next
-            let created = TaskEvent.Created(
-                taskId: next, seriesId: series.seriesId, title: current.title, notes: current.notes, priority: current.priority,
-                dueDate: rule.dueDate(anchor: anchor, occurrence: series.occurrence + 1), dueTime: current.dueTime,
-                repeat: rule, anchorDate: anchor, occurrence: series.occurrence + 1)
-            events.append(NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(created), metadata: metadata(owner)))
+        try await write(owner, taskId) { current, series in
+            guard !current.completed else { return [] }
+            var events: [NewEvent] = []
+            var nextId: UUID?
+            if let rule = current.repeat, let anchor = series.anchor {
+                let next = UUID()
+                nextId = next
+                let (occurrence, due) = rule.next(anchor: anchor, after: series.occurrence, currentDue: current.dueDate)
+                let created = TaskEvent.Created(
+                    taskId: next, seriesId: series.seriesId, title: current.title, notes: current.notes, priority: current.priority,
+                    dueDate: due, dueTime: current.dueTime, repeat: rule, anchorDate: anchor, occurrence: occurrence)
+                events.append(NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(created), metadata: metadata(owner)))
+            }
+            let completed = TaskEvent.Completed(taskId: taskId, completedAt: clock.now(), nextTaskId: nextId)
+            events.insert(NewEvent(type: TaskEvent.Completed.type, data: try EventCoding.encode(completed), metadata: metadata(owner)), at: 0)
+            return events
         }
-        let completed = TaskEvent.Completed(taskId: taskId, completedAt: clock.now(), nextTaskId: nextId)
-        events.insert(NewEvent(type: TaskEvent.Completed.type, data: try EventCoding.encode(completed), metadata: metadata(owner)), at: 0)
-        try await append(owner, current, events)
-        return try await task(owner, taskId)
     }
 
     /// Reopens the task and removes the occurrence its completion created, if that one is untouched.
     public func uncomplete(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
-        let current = try await task(owner, taskId)
-        guard current.completed else { return current }
-        var events = [NewEvent(type: TaskEvent.Uncompleted.type, data: try EventCoding.encode(TaskEvent.Uncompleted(taskId: taskId)), metadata: metadata(owner))]
-        if let next = current.nextTaskId, let nextView = try? await task(owner, next), nextView.revision == 1 {
-            events.append(NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: next)), metadata: metadata(owner)))
+        try await write(owner, taskId) { current, _ in
+            guard current.completed else { return [] }
+            var events = [NewEvent(type: TaskEvent.Uncompleted.type, data: try EventCoding.encode(TaskEvent.Uncompleted(taskId: taskId)), metadata: metadata(owner))]
+            if let next = current.nextTaskId, let nextView = try? await task(owner, next), nextView.revision == 1 {
+                events.append(NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: next)), metadata: metadata(owner)))
+            }
+            return events
         }
-        try await append(owner, current, events)
-        return try await task(owner, taskId)
     }
 
-    func seriesInfo(_ taskId: UUID) async throws -> (seriesId: UUID, anchor: LocalDate?, occurrence: Int) {
-        for try await (series, anchor, occurrence) in try await client.query("""
-            SELECT series_id, anchor_date::text, occurrence FROM rm_tasks WHERE task_id = \(taskId)
-            """, logger: logger).decode((UUID, String?, Int).self) {
-            return (series, anchor.flatMap(LocalDate.init), occurrence)
+    struct Series {
+        var seriesId: UUID
+        var anchor: LocalDate?
+        var occurrence: Int
+        /// The version of the series' stream when it was read.
+        var version: Int64
+    }
+
+    func series(_ taskId: UUID) async throws -> Series {
+        for try await (series, anchor, occurrence, version) in try await client.query("""
+            SELECT t.series_id, t.anchor_date::text, t.occurrence, s.version
+            FROM rm_tasks t JOIN streams s ON s.stream_id = 'task-' || t.series_id::text
+            WHERE t.task_id = \(taskId)
+            """, logger: logger).decode((UUID, String?, Int, Int64).self) {
+            return Series(seriesId: series, anchor: anchor.flatMap(LocalDate.init), occurrence: occurrence, version: version)
         }
         throw TaskError.notFound
     }
 
-    func append(_ owner: UUID, _ task: TaskView, _ events: [NewEvent]) async throws {
-        let series = try await seriesInfo(task.id)
-        try await store.append(to: StreamName(id: TaskEvent.streamId(series.seriesId), ownerId: owner, type: TaskEvent.streamType),
-                               expected: .any, events: events)
+    /// Decides a change from the task as it is and appends it at the series' version read first:
+    /// when another request changed the series in between, the change is decided again on the
+    /// new state (twice at most), so two requests at once never both act on the same state
+    /// (no double next occurrence, no silently undone edit). With If-Match, a changed task is 412.
+    /// `answer` false (a delete) skips reading the task back.
+    func write(_ owner: UUID, _ taskId: UUID, ifMatch: Int? = nil, answer: Bool = true,
+               _ decide: (TaskView, Series) async throws -> [NewEvent]) async throws -> TaskView {
+        var attempt = 0
+        while true {
+            attempt += 1
+            // The version first: a change that lands after it makes the append below fail.
+            let series = try await series(taskId)
+            let current = try await task(owner, taskId)
+            if let ifMatch, ifMatch != current.revision { throw TaskError.versionMismatch(current: current.revision) }
+            let events = try await decide(current, series)
+            guard !events.isEmpty else { return current }
+            do {
+                try await store.append(to: StreamName(id: TaskEvent.streamId(series.seriesId), ownerId: owner, type: TaskEvent.streamType),
+                                       expected: .exact(series.version), events: events)
+            } catch EventStoreError.wrongExpectedVersion where attempt < 3 {
+                continue
+            }
+            return answer ? try await task(owner, taskId) : current
+        }
     }
 
     // MARK: Queries

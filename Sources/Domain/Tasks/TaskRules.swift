@@ -28,6 +28,15 @@ public struct TaskRepeat: Sendable, Equatable, Codable {
         case .month: anchor.addingMonths(k * interval, anchorDay: anchor.day)
         }
     }
+
+    /// The occurrence that follows `occurrence` once it is done: the next on the anchored
+    /// schedule, skipping any that a moved due date has already passed, so the next one is
+    /// never due on or before the one just completed.
+    public func next(anchor: LocalDate, after occurrence: Int, currentDue: LocalDate?) -> (occurrence: Int, due: LocalDate) {
+        var k = occurrence + 1
+        while let currentDue, dueDate(anchor: anchor, occurrence: k) <= currentDue { k += 1 }
+        return (k, dueDate(anchor: anchor, occurrence: k))
+    }
 }
 
 public enum TaskRules {
@@ -95,8 +104,13 @@ public enum TaskEvent {
         public var priority: Int
         public var dueDate: LocalDate?
         public var dueTime: LocalTime?
-        public init(taskId: UUID, title: String, notes: String?, priority: Int, dueDate: LocalDate?, dueTime: LocalTime?) {
+        /// A repeating task's first occurrence moved: the series counts from here now. Nil
+        /// (and absent in older events) leaves the anchor as it was.
+        public var anchorDate: LocalDate?
+        public init(taskId: UUID, title: String, notes: String?, priority: Int, dueDate: LocalDate?, dueTime: LocalTime?,
+                    anchorDate: LocalDate? = nil) {
             self.taskId = taskId
+            self.anchorDate = anchorDate
             self.title = title
             self.notes = notes
             self.priority = priority

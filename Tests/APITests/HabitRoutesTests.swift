@@ -157,6 +157,9 @@ import TestSupport
             #expect(progress?["done"] as? Int == 1)
             #expect(progress?["target"] as? Int == 3)
             #expect(progress?["start"] as? String == "2026-05-04")
+            // A past range is judged as of today: the week holding `to` counts its whole week.
+            let past = try await http.call(.get, "/api/v1/habits/\(gym)/history?from=2026-04-20&to=2026-04-29", token: token)
+            #expect((past.object["items"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String } == ["satisfied", "satisfied"])
 
             let daily = try await create(http, token, #"{"name":"Walk","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-05-01"}"#)
             for day in ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04"] {

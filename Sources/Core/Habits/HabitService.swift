@@ -346,7 +346,8 @@ public struct HabitService: Sendable {
         let today = calendar.today(at: clock.now())
         let facts = try await facts(owner, habitId: habitId, calendar: calendar)
         guard let facts = facts.first?.1 else { throw HabitError.notFound }
-        let periods = HabitCalculator.periods(facts, through: min(to, today))
+        // Judged as of today, not as of `to`: a past range's last day is missed, not pending.
+        let periods = HabitCalculator.periods(facts, through: today)
         var result: [(LocalDate, LocalDate, HabitPeriod.Status)] = []
         var covered = Set<LocalDate>()
         for period in periods where period.end >= from && period.start <= to {

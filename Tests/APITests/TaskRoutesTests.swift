@@ -179,6 +179,35 @@ import TestSupport
         }
     }
 
+    /// Overdue compares the due date and time with the real local clock, and the overdue
+    /// filter is applied before a page is cut, so paging never drops an overdue task.
+    @Test func overdueFollowsTheRealClockAndPagesWhole() async throws {
+        // 02:30 on May 2 in UTC; with day_start_hour 4 the logical today is still May 1.
+        try await AppHarness.with(now: Self.at("2026-05-02T02:30:00Z")) { _, http in
+            let token = try #require(try await http.register("night@example.com", timezone: "UTC").string("access_token"))
+            #expect(try await http.call(.patch, "/api/v1/me", token: token, json: #"{"day_start_hour":4}"#).status == .ok)
+            let late = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Late call","due_date":"2026-05-01","due_time":"22:00"}"#).string("id"))
+            let early = try #require(try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"Early pill","due_date":"2026-05-02","due_time":"01:00"}"#).string("id"))
+            for n in 0..<2 {
+                _ = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Today \#(n)","priority":3,"due_date":"2026-05-01"}"#)
+            }
+            #expect(try await http.call(.get, "/api/v1/tasks/\(late)", token: token).object["overdue"] as? Bool == true)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(early)", token: token).object["overdue"] as? Bool == true)
+            var overdue: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await http.call(.get, "/api/v1/tasks?filter=overdue&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                overdue += (page.object["items"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+                cursor = page.string("next_cursor")
+            } while cursor != nil
+            #expect(overdue == ["Late call", "Early pill"])
+            let today = try await http.call(.get, "/api/v1/tasks?filter=today", token: token)
+            #expect((today.object["items"] as? [Any])?.count == 4)
+        }
+    }
+
     @Test func ifMatchAndDelete() async throws {
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("etag@example.com").string("access_token"))

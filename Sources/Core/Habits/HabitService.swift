@@ -33,6 +33,11 @@ public struct UserCalendar: Sendable {
         LogicalDay.date(of: instant, in: timeZone, dayStartHour: dayStartHour)
     }
 
+    /// The calendar date of `instant` in the user's zone, whatever their day start.
+    public func wallDate(at instant: Date) -> LocalDate {
+        LogicalDay.date(of: instant, in: timeZone, dayStartHour: 0)
+    }
+
     /// The local time of day of `instant` in the user's zone.
     public func timeOfDay(at instant: Date) -> LocalTime {
         var gregorian = Calendar(identifier: .gregorian)

@@ -86,14 +86,17 @@ public struct TaskService: Sendable {
     func metadata(_ owner: UUID) -> EventMetadata { EventMetadata(actor: "user:\(owner.uuidString.lowercased())") }
 
     struct Now {
+        /// The logical today (day_start_hour applied).
         var today: LocalDate
+        /// The real local date and time.
+        var date: LocalDate
         var time: LocalTime
     }
 
     func now(_ owner: UUID) async throws -> Now {
         guard let calendar = try await UserCalendar.load(owner, client: client, logger: logger) else { throw TaskError.notFound }
         let instant = clock.now()
-        return Now(today: calendar.today(at: instant), time: calendar.timeOfDay(at: instant))
+        return Now(today: calendar.today(at: instant), date: calendar.wallDate(at: instant), time: calendar.timeOfDay(at: instant))
     }
 
     func parse(_ draft: Draft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {
@@ -249,7 +252,9 @@ public struct TaskService: Sendable {
         let afterPriority = after.map { -$0.priority } ?? Int.min
         let afterMicros = after?.createdMicros ?? Int64.min
         let afterId = after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        // "today" lists what needs doing today: due today or already overdue.
+        // "today" lists what needs doing today: due today or already overdue. The overdue test
+        // is TaskRules.isOverdue in SQL, so a page is filtered before LIMIT, not after.
+        let nowDate = now.date.description, nowTime = now.time.description
         let rows = try await client.query("""
             SELECT task_id, title, notes, priority, due_date::text, due_time, repeat::text, completed, completed_at, next_task_id,
                    revision, created_at, sort_due::text, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
@@ -258,8 +263,10 @@ public struct TaskService: Sendable {
               AND CASE \(filter.rawValue)
                     WHEN 'open' THEN NOT completed
                     WHEN 'completed' THEN completed
-                    WHEN 'today' THEN NOT completed AND due_date <= \(today)::date
-                    WHEN 'overdue' THEN NOT completed AND due_date <= \(today)::date
+                    WHEN 'today' THEN NOT completed AND (due_date <= \(today)::date
+                      OR (due_time IS NOT NULL AND (due_date, due_time) <= (\(nowDate)::date, \(nowTime)::text)))
+                    WHEN 'overdue' THEN NOT completed AND (due_date < \(today)::date
+                      OR (due_time IS NOT NULL AND (due_date, due_time) <= (\(nowDate)::date, \(nowTime)::text)))
                     ELSE true END
               AND (sort_due, -priority, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, task_id)
                   > (\(afterDue)::date, \(afterPriority), \(afterMicros), \(afterId))
@@ -270,8 +277,7 @@ public struct TaskService: Sendable {
         for try await r in rows.decode((UUID, String, String?, Int16, String?, String?, String?, Bool, Date?, UUID?, Int, Date, String, Int64).self) {
             let due = r.4.flatMap(LocalDate.init)
             let time = r.5.flatMap(LocalTime.init)
-            let overdue = TaskRules.isOverdue(completed: r.7, dueDate: due, dueTime: time, today: now.today, nowLocal: now.time)
-            if filter == .overdue, !overdue { continue }
+            let overdue = TaskRules.isOverdue(completed: r.7, dueDate: due, dueTime: time, today: now.today, nowDate: now.date, nowTime: now.time)
             views.append(TaskView(
                 id: r.0, title: r.1, notes: r.2, priority: Int(r.3), dueDate: due, dueTime: time,
                 repeat: try r.6.map { try EventCoding.decode(TaskRepeat.self, from: $0) }, completed: r.7, completedAt: r.8,

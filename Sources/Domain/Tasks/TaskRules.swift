@@ -40,11 +40,14 @@ public struct TaskRepeat: Sendable, Equatable, Codable {
 }
 
 public enum TaskRules {
-    /// Not completed and due before the logical today, or due today at a time already past.
-    public static func isOverdue(completed: Bool, dueDate: LocalDate?, dueTime: LocalTime?, today: LocalDate, nowLocal: LocalTime) -> Bool {
+    /// Not completed and due before the logical today, or due at a date and time already past.
+    /// The time is compared with the real local date and time, not the logical day: at 02:30
+    /// with `day_start_hour` 4, a task due at 22:00 on the logical today is hours late.
+    public static func isOverdue(completed: Bool, dueDate: LocalDate?, dueTime: LocalTime?, today: LocalDate,
+                                 nowDate: LocalDate, nowTime: LocalTime) -> Bool {
         guard !completed, let dueDate else { return false }
         if dueDate < today { return true }
-        if dueDate == today, let dueTime { return (dueTime.hour, dueTime.minute) <= (nowLocal.hour, nowLocal.minute) }
+        if let dueTime { return (dueDate, dueTime.hour, dueTime.minute) <= (nowDate, nowTime.hour, nowTime.minute) }
         return false
     }
 

@@ -76,7 +76,9 @@ public struct HabitsProjector: Projector {
                 try await connection.run("""
                     INSERT INTO rm_habit_logs AS l (habit_id, owner_id, date, value)
                     VALUES (\(habitId), \(event.ownerId), \(logged.date.description)::date, \(logged.value))
-                    ON CONFLICT (habit_id, date) DO UPDATE SET value = l.value + excluded.value
+                    ON CONFLICT (habit_id, date) DO UPDATE SET value = CASE
+                      WHEN (SELECT kind FROM rm_habits WHERE habit_id = l.habit_id) = 'boolean' THEN 1  -- done is done
+                      ELSE l.value + excluded.value END
                     """, logger: logger)
             case HabitEvent.LogRemoved.type:
                 let removed = try decode(HabitEvent.LogRemoved.self, event)

@@ -42,6 +42,16 @@ import TestSupport
             #expect(today.object["current_streak"] as? Int == 6)
             let again = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: "{}")
             #expect(again.object["current_streak"] as? Int == 6)
+            // Even at once: a boolean day is done once, never "done twice".
+            #expect(try await http.call(.delete, "/api/v1/habits/\(id)/logs/2026-05-05", token: token).status == .ok)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { _ = try await http.call(.post, "/api/v1/habits/\(id)/logs", token: token, json: #"{"date":"2026-05-05"}"#) }
+                }
+                try await group.waitForAll()
+            }
+            let fifth = try await http.call(.get, "/api/v1/habits/\(id)/logs?from=2026-05-05&to=2026-05-05", token: token)
+            #expect((fifth.object["items"] as? [[String: Any]])?.first?["value"] as? Double == 1)
             let logs = try await http.call(.get, "/api/v1/habits/\(id)/logs?from=2026-05-01&to=2026-05-06", token: token)
             #expect((logs.object["items"] as? [Any])?.count == 6)
 

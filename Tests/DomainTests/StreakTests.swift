@@ -87,6 +87,34 @@ import Testing
         #expect(state.bestStreak == 10)
     }
 
+    /// From a weekly count to daily on a Wednesday: the week's period ends on Tuesday (it could
+    /// not reach 3, so it is excused) and every day from Wednesday is judged daily.
+    @Test func aMidWeekChangeFromAWeeklyCountEndsThatWeek() {
+        var facts = HabitFacts(start: day1, schedule: .timesPerWeek(3), values: logged([1], from: day1))
+        facts.schedules.append(.init(from: day1.adding(days: 2), schedule: .daily))
+        let thursday = day1.adding(days: 3)
+        let periods = HabitCalculator.periods(facts, through: thursday)
+        #expect(periods.map(\.status) == [.excused, .missed, .pending])
+        #expect(periods.first?.end == day1.adding(days: 1))
+        let state = HabitCalculator.state(facts, today: thursday)
+        #expect(state.dueToday)
+        #expect(state.nextDueDate == thursday)
+        #expect(state.periodProgress == nil)
+    }
+
+    /// From daily to twice a week on a Wednesday: Monday's and Tuesday's logs belong to the old
+    /// schedule, so the new week part starts at 0 of 2 and today is still due.
+    @Test func aMidWeekChangeToAWeeklyCountStartsItsCountAfresh() {
+        var facts = HabitFacts(start: day1, schedule: .daily, values: logged([1, 2], from: day1))
+        let wednesday = day1.adding(days: 2)
+        facts.schedules.append(.init(from: wednesday, schedule: .timesPerWeek(2)))
+        let state = HabitCalculator.state(facts, today: wednesday)
+        #expect(state.dueToday)
+        #expect(state.nextDueDate == wednesday)
+        #expect(state.periodProgress == .init(done: 0, target: 2, start: wednesday, end: day1.adding(days: 6)))
+        #expect(state.currentStreak == 2)
+    }
+
     /// Random schedules, logs and freezes: the streak never exceeds the satisfied periods, a log
     /// never lowers the best streak, a freeze on a missed period never lowers the current streak.
     @Test(arguments: Array(1...40))

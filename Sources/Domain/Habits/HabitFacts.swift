@@ -37,6 +37,13 @@ public struct HabitFacts: Sendable, Equatable {
         schedules.last { $0.from <= date } ?? schedules[0]
     }
 
+    /// The last day `date`'s schedule is in force before the next change, if one is planned
+    /// within `limit`; otherwise `limit`. A weekly period never runs past a schedule change.
+    public func lastDayOfSchedule(from date: LocalDate, notAfter limit: LocalDate) -> LocalDate {
+        guard let next = schedules.first(where: { $0.from > date }) else { return limit }
+        return min(limit, next.from.adding(days: -1))
+    }
+
     public func isCompleted(_ date: LocalDate) -> Bool {
         guard let value = values[date] else { return false }
         if let target { return value >= target }

@@ -55,7 +55,8 @@ public enum HabitCalculator {
             switch change.schedule {
             case .timesPerWeek(let count):
                 let weekStart = date.startOfWeek(weekStart: facts.weekStart)
-                let weekEnd = weekStart.adding(days: 6)
+                // A schedule change mid-week ends this period early; the new schedule takes over.
+                let weekEnd = facts.lastDayOfSchedule(from: date, notAfter: weekStart.adding(days: 6))
                 let first = max(weekStart, facts.start, change.from)
                 var done = 0
                 var available = 0
@@ -150,12 +151,16 @@ public enum HabitCalculator {
         for _ in 0..<400 {
             let change = facts.schedule(on: date)
             if case .timesPerWeek(let count) = change.schedule {
+                // Only this schedule's part of the week counts: logs from before a change do not.
                 let weekStart = date.startOfWeek(weekStart: facts.weekStart)
                 var done = 0
-                var day = max(weekStart, facts.start)
+                var day = max(weekStart, facts.start, change.from)
                 while day < date { if index.isCompleted(day) { done += 1 }; day = day.adding(days: 1) }
                 if done < count, !index.isCompleted(date), !index.isFrozen(date) { return date }
-                if done >= count { date = weekStart.adding(days: 7); continue }
+                if done >= count {
+                    date = facts.lastDayOfSchedule(from: date, notAfter: weekStart.adding(days: 6)).adding(days: 1)
+                    continue
+                }
             } else if change.schedule.isScheduled(date, start: scheduleAnchor(facts, change)),
                       !index.isCompleted(date), !index.isFrozen(date) {
                 return date

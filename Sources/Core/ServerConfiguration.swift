@@ -24,8 +24,11 @@ public struct ServerConfiguration: Sendable {
         public var description: String
     }
 
+    /// `signingKeys` false (migrations, projections) skips the keys, and with them the
+    /// generation of a development key that only token-issuing commands need.
     public static func fromEnvironment(
-        _ environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "lifelog")
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "lifelog"),
+        signingKeys: Bool = true
     ) throws -> ServerConfiguration {
         guard let rawURL = environment["DATABASE_URL"], !rawURL.isEmpty else {
             throw Invalid(description: "DATABASE_URL is not set (scripts/serve starts a local PostgreSQL and sets it for you)")
@@ -50,13 +53,17 @@ public struct ServerConfiguration: Sendable {
             level = .info
         }
         let dataDirectory = URL(fileURLWithPath: environment["LIFELOG_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? ".data")
-        let keys: [SigningKey]
+        var keys: [SigningKey] = []
         do {
-            keys = try SigningKeyConfiguration.keys(environment: environment, dataDirectory: dataDirectory, logger: logger)
+            if signingKeys { keys = try SigningKeyConfiguration.keys(environment: environment, dataDirectory: dataDirectory, logger: logger) }
         } catch let error as SigningKeyConfiguration.Invalid {
             throw Invalid(description: error.description)
+        } catch {
+            // Typically a data folder the server may not write to (a container's read-only /app).
+            throw Invalid(description: "cannot keep a development signing key in \(dataDirectory.path) (\(error.localizedDescription)); "
+                + "set JWT_SECRET or JWT_KEYS, or LIFELOG_DATA_DIR to a writable folder")
         }
-        let migrate = environment["LIFELOG_MIGRATE_ON_START"].map { !["0", "false", "no"].contains($0.lowercased()) } ?? true
+        let migrate = environment["LIFELOG_MIGRATE_ON_START"].map { !["0", "false", "no", "off"].contains($0.lowercased()) } ?? true
         return ServerConfiguration(
             databaseURL: url,
             databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",

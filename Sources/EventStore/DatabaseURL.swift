@@ -55,8 +55,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         }
         self.init(
             host: host, port: components.port ?? 5432, username: user,
-            password: components.password.flatMap { $0.removingPercentEncoding ?? $0 },
-            database: database.removingPercentEncoding ?? database, sslMode: sslMode)
+            // URLComponents has already decoded user, password and path once; again would turn
+            // a password's literal "%41" into "A".
+            password: components.password, database: database, sslMode: sslMode)
     }
 
     /// Client configuration. `role`, when given, is assumed at connection start (`SET ROLE`), so a

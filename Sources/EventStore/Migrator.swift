@@ -27,11 +27,14 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     case appliedFileMissing(version: Int, name: String)
     case appliedFileChanged(file: String)
     case failed(file: String, reason: String)
+    case noMigrations(String)
 
     public var description: String {
         switch self {
         case .directoryMissing(let path):
             "migrations directory \(path) not found (set LIFELOG_SCHEMA_DIR)"
+        case .noMigrations(let path):
+            "no migration files (NNNN_name.sql) in \(path): is LIFELOG_SCHEMA_DIR right?"
         case .badFileName(let name):
             "migration file \(name) is not named NNNN_name.sql"
         case .duplicateVersion(let version):
@@ -70,6 +73,8 @@ public struct Migrator: Sendable {
             let sql = try String(contentsOf: directory.appendingPathComponent(fileName), encoding: .utf8)
             migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
         }
+        // An empty folder would read as "up to date" and skip every check of the applied files.
+        guard !migrations.isEmpty else { throw MigrationError.noMigrations(directory.path) }
         if let duplicate = Dictionary(grouping: migrations, by: \.version).first(where: { $0.value.count > 1 }) {
             throw MigrationError.duplicateVersion(duplicate.key)
         }
@@ -145,6 +150,8 @@ public struct Migrator: Sendable {
                 try await connection.run("SELECT pg_advisory_xact_lock(\(AdvisoryLock.migrations.0), \(AdvisoryLock.migrations.1))", logger: logger)
                 try await Self.ensureLedger(on: connection, logger: logger)
             }
+            // Checked even when nothing is pending: a changed or missing applied file is refused.
+            try verify(applied: try await Self.applied(on: connection, logger: logger))
             var appliedNow: [Migration] = []
             for migration in migrations {
                 let didApply = try await apply(migration, on: connection, logger: logger)

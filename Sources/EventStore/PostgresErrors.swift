@@ -28,10 +28,15 @@ public enum PostgresErrors {
         (unwrap(error) as? PSQLError)?.serverInfo?[.message]
     }
 
-    /// True when the error means the database could not be reached at all.
+    /// True when the error means the database could not be reached, or is going away or full:
+    /// a temporary state (503), not a fault in the request. Besides client-side connection
+    /// failures, the server says so with SQLSTATE class 08 (connection exception), 57P01–57P03
+    /// (shutting down, crashed, starting up) and 53300 (too many connections).
     public static func isConnectionFailure(_ error: any Error) -> Bool {
         guard let psql = unwrap(error) as? PSQLError else { return false }
-        if psql.serverInfo != nil { return false }
+        if let state = psql.serverInfo?[.sqlState] {
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)
+        }
         switch psql.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed:
             return true

@@ -12,9 +12,10 @@ enum Environment {
     }
 
     /// One-shot commands log only warnings; `serve` passes `.info` so its start-up notes show.
-    static func configuration(logLevel: Logger.Level = .warning) throws -> ServerConfiguration {
+    /// Only commands that issue or check tokens ask for the signing keys.
+    static func configuration(logLevel: Logger.Level = .warning, signingKeys: Bool = false) throws -> ServerConfiguration {
         do {
-            return try ServerConfiguration.fromEnvironment(logger: logger("lifelog", level: logLevel))
+            return try ServerConfiguration.fromEnvironment(logger: logger("lifelog", level: logLevel), signingKeys: signingKeys)
         } catch let error as ServerConfiguration.Invalid {
             throw CLIError(error.description)
         }
@@ -69,6 +70,16 @@ enum Environment {
             let reason = PostgresErrors.message(error) ?? describe(error)
             throw CLIError("cannot reach the database at \(url): \(reason)")
         }
+    }
+
+    /// A database error in words: PostgresNIO's own description is deliberately generic.
+    static func databaseProblem(_ error: any Error) -> String? {
+        guard let psql = PostgresErrors.unwrap(error) as? PSQLError else { return nil }
+        guard let message = PostgresErrors.message(psql) else { return "database connection failed: \(describe(psql))" }
+        let state = PostgresErrors.sqlState(psql) ?? "?"
+        // An undefined table or function: the schema is not there yet.
+        let hint = ["42P01", "42883"].contains(state) ? "; run `lifelog migrate` first" : ""
+        return "database error \(state): \(message)\(hint)"
     }
 
     static func describe(_ error: any Error) -> String {

@@ -22,7 +22,7 @@ struct Lifelog: AsyncParsableCommand {
             if code == .success {
                 exit(withError: error)  // --help and friends
             }
-            let text = error is CLIError ? "\(error)" : message(for: error)
+            let text = error is CLIError ? "\(error)" : Environment.databaseProblem(error) ?? message(for: error)
             FileHandle.standardError.write(Data("lifelog: \(text.isEmpty ? String(describing: error) : text)\n".utf8))
             Foundation.exit(code == .success ? 1 : code.rawValue)
         }

@@ -18,7 +18,7 @@ struct Serve: AsyncParsableCommand {
     var noMigrate = false
 
     func run() async throws {
-        var loaded = try Environment.configuration(logLevel: .info)
+        var loaded = try Environment.configuration(logLevel: .info, signingKeys: true)
         if noMigrate { loaded.migrateOnStart = false }
         let configuration = loaded
         let logger = Environment.logger("lifelog", level: configuration.logLevel)

@@ -13,7 +13,7 @@ struct UsersCommand: AsyncParsableCommand {
         subcommands: [Create.self, ResetPassword.self, List.self])
 
     static func withAccounts<T: Sendable>(_ body: @escaping @Sendable (AccountService) async throws -> T) async throws -> T {
-        let configuration = try Environment.configuration()
+        let configuration = try Environment.configuration(signingKeys: true)
         let logger = Environment.logger("lifelog.users", level: .warning)
         return try await Environment.withOwnerClient(configuration, logger: logger) { client in
             do {

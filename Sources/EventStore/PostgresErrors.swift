@@ -46,6 +46,7 @@ public enum PostgresErrors {
     }
 
     public static let uniqueViolation = "23505"
+    public static let lockNotAvailable = "55P03"
     public static let wrongExpectedVersion = "LL001"
     public static let eventIdConflict = "LL002"
     public static let streamOwnedByAnotherOwner = "LL003"

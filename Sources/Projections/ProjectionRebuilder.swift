@@ -7,12 +7,16 @@ public enum RebuildError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyRunning(String)
     case unknownProjector(String)
     case unsafeIdentifier(String)
+    case cutoverBlocked(projector: String, attempts: Int)
 
     public var description: String {
         switch self {
         case .alreadyRunning(let name): "a rebuild of \(name) is already running"
         case .unknownProjector(let name): "no projector is named \(name)"
         case .unsafeIdentifier(let name): "\(name) is not a plain lower-case SQL identifier"
+        case let .cutoverBlocked(name, attempts):
+            "the cutover of \(name) could not lock its live tables in \(attempts) tries: another session holds them "
+                + "(see pg_locks); the live tables are untouched, and running the rebuild again resumes it"
         }
     }
 }
@@ -58,12 +62,20 @@ public struct ProjectionRebuilder: Sendable {
     let logger: Logger
     let batchSize: Int
     let clock: ContinuousClock
+    /// How long one cutover attempt may wait for a live table's lock. Appends wait on the gate
+    /// meanwhile, so a session holding a read model open (a forgotten psql, a dump) must not
+    /// stall every write: the attempt gives up, rolls back and tries again a little later.
+    let cutoverLockTimeout: Duration
+    let cutoverAttempts: Int
 
-    public init(client: PostgresClient, logger: Logger, batchSize: Int = 5_000, clock: ContinuousClock = ContinuousClock()) {
+    public init(client: PostgresClient, logger: Logger, batchSize: Int = 5_000, clock: ContinuousClock = ContinuousClock(),
+                cutoverLockTimeout: Duration = .seconds(2), cutoverAttempts: Int = 5) {
         self.client = client
         self.logger = logger
         self.batchSize = batchSize
         self.clock = clock
+        self.cutoverLockTimeout = cutoverLockTimeout
+        self.cutoverAttempts = max(1, cutoverAttempts)
     }
 
     public func rebuild(
@@ -98,7 +110,10 @@ public struct ProjectionRebuilder: Sendable {
         let liveSchema = try await Self.scalar(String.self, "SELECT current_schema()", on: connection, logger: logger) ?? "public"
         try Self.checkIdentifier(liveSchema)
         let shadowPath = "\(Self.shadowSchema), \(liveSchema)"
-        let estimated = try await Self.scalar(Int64.self, "SELECT COALESCE(max(global_position), 0) FROM events", on: connection, logger: logger) ?? 0
+        // The events this projector reads, for the ETA (an estimate: appends go on meanwhile).
+        let estimated = try await Self.scalar(Int64.self, """
+            SELECT count(*) FROM events WHERE \(projector.eventTypes)::text[] IS NULL OR event_type = ANY(\(projector.eventTypes)::text[])
+            """, on: connection, logger: logger) ?? 0
 
         let (start, resumed) = try await prepareShadow(projector, liveSchema: liveSchema, on: connection)
         var position = start.position
@@ -130,42 +145,57 @@ public struct ProjectionRebuilder: Sendable {
         // Cutover: appends wait while we apply what is left and swap the tables.
         try progress(report(.cuttingOver))
         let cutoverStarted = clock.now
-        let final: (LogPosition, Int64) = try await connection.withTransaction(logger: logger) { connection in
-            let gate = AdvisoryLock.appendGate
-            try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
-            if projector.mode == .async {
-                let key = AdvisoryLock.projector(projector.name)
-                try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
-            }
-            try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
-            var position = position
-            var applied = applied
-            while true {
-                let events = try await PostgresEventStore.readAllUnderExclusiveGate(
-                    after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
-                guard let last = events.last else { break }
-                try await projector.apply(events, on: connection, logger: logger)
-                position = last.position
-                applied += Int64(events.count)
-            }
-            let appRoleExists = try await Self.scalar(
-                Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
-                on: connection, logger: logger) ?? false
-            for table in projector.tables {
-                // Identifiers cannot be bound parameters; these are checked plain names from code.
-                try await connection.run("DROP TABLE \(unescaped: liveSchema).\(unescaped: table)", logger: logger)
-                try await connection.run("ALTER TABLE \(unescaped: Self.shadowSchema).\(unescaped: table) SET SCHEMA \(unescaped: liveSchema)", logger: logger)
-                if appRoleExists {
-                    try await connection.run("GRANT SELECT, INSERT, UPDATE, DELETE ON \(unescaped: liveSchema).\(unescaped: table) TO lifelog_app", logger: logger)
+        let (seconds, attoseconds) = cutoverLockTimeout.components
+        let lockTimeoutMs = String(max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000))
+        var final: (LogPosition, Int64)?
+        for attempt in 1...cutoverAttempts where final == nil {
+            do {
+                final = try await connection.withTransaction(logger: logger) { connection in
+                    let gate = AdvisoryLock.appendGate
+                    try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
+                    if projector.mode == .async {
+                        let key = AdvisoryLock.projector(projector.name)
+                        try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
+                    }
+                    try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
+                    var position = position
+                    var applied = applied
+                    while true {
+                        let events = try await PostgresEventStore.readAllUnderExclusiveGate(
+                            after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                        guard let last = events.last else { break }
+                        try await projector.apply(events, on: connection, logger: logger)
+                        position = last.position
+                        applied += Int64(events.count)
+                    }
+                    let appRoleExists = try await Self.scalar(
+                        Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
+                        on: connection, logger: logger) ?? false
+                    try await connection.run("SELECT set_config('lock_timeout', \(lockTimeoutMs), true)", logger: logger)
+                    for table in projector.tables {
+                        // Identifiers cannot be bound parameters; these are checked plain names from code.
+                        try await connection.run("DROP TABLE \(unescaped: liveSchema).\(unescaped: table)", logger: logger)
+                        try await connection.run("ALTER TABLE \(unescaped: Self.shadowSchema).\(unescaped: table) SET SCHEMA \(unescaped: liveSchema)", logger: logger)
+                        if appRoleExists {
+                            try await connection.run("GRANT SELECT, INSERT, UPDATE, DELETE ON \(unescaped: liveSchema).\(unescaped: table) TO lifelog_app", logger: logger)
+                        }
+                    }
+                    if projector.mode == .async {
+                        try await connection.run("SELECT set_config('search_path', \(liveSchema), true)", logger: logger)
+                        try await Checkpoints.write(projector.name, position, on: connection, logger: logger)
+                    }
+                    try await connection.run("DELETE FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)", logger: logger)
+                    return (position, applied)
                 }
+            } catch where PostgresErrors.sqlState(error) == PostgresErrors.lockNotAvailable {
+                // Rolled back: the shadow tables and their progress are as before this attempt.
+                logger.warning("rebuild cutover waited too long for a table lock; trying again", metadata: [
+                    "projector": "\(projector.name)", "attempt": "\(attempt)",
+                ])
+                if attempt < cutoverAttempts { try await Task.sleep(for: cutoverLockTimeout * attempt) }
             }
-            if projector.mode == .async {
-                try await connection.run("SELECT set_config('search_path', \(liveSchema), true)", logger: logger)
-                try await Checkpoints.write(projector.name, position, on: connection, logger: logger)
-            }
-            try await connection.run("DELETE FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)", logger: logger)
-            return (position, applied)
         }
+        guard let final else { throw RebuildError.cutoverBlocked(projector: projector.name, attempts: cutoverAttempts) }
         let cutover = clock.now - cutoverStarted
         applied = final.1
         try? progress(report(.done))

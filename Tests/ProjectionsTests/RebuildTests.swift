@@ -38,6 +38,44 @@ import TestSupport
         }
     }
 
+    /// A session that keeps a live read model open (a forgotten psql, a dump) must not stall
+    /// every write: each cutover attempt gives up its lock wait, and after the last one the
+    /// rebuild fails with a clear reason, the live tables untouched and writes flowing; once the
+    /// session ends, the rebuild runs again and resumes.
+    @Test func aCutoverBlockedByAnOpenSessionGivesUpAndResumesLater() async throws {
+        try await withClients { app, owner in
+            let store = ProjectionFixtures.store(app)
+            try await ProjectionFixtures.writeHistory(store, appends: 60, seed: 41)
+            let before = try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: app)
+            let holding = Flag(), release = Flag()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await owner.withConnection { connection in
+                        try await connection.run("BEGIN", logger: logger)
+                        try await connection.run("SELECT count(*) FROM rm_stream_summary", logger: logger)
+                        holding.raise()
+                        while !release.isRaised { try await Task.sleep(for: .milliseconds(10)) }
+                        try await connection.run("COMMIT", logger: logger)
+                    }
+                }
+                while !holding.isRaised { try await Task.sleep(for: .milliseconds(5)) }
+                let blocked = ProjectionRebuilder(client: owner, logger: logger, batchSize: 25,
+                                                  cutoverLockTimeout: .milliseconds(200), cutoverAttempts: 2)
+                await #expect(throws: RebuildError.cutoverBlocked(projector: "stream_summary", attempts: 2)) {
+                    try await blocked.rebuild(StreamSummaryProjector())
+                }
+                // Writes go on, and the live model is the one from before (plus those writes).
+                try await ProjectionFixtures.writeHistory(store, appends: 5, seed: 42)
+                #expect(try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: app) != before)
+                release.raise()
+                try await group.waitForAll()
+            }
+            let report = try await ProjectionRebuilder(client: owner, logger: logger, batchSize: 25).rebuild(StreamSummaryProjector())
+            #expect(report.resumed)
+            #expect(try await ProjectionFixtures.streamSummaryFacts(client: app) == ProjectionFixtures.streamSummaryOracle(client: app))
+        }
+    }
+
     @Test func anInterruptedRebuildLeavesTheLiveModelAndTheNextRunFinishes() async throws {
         try await withClients { app, owner in
             let store = ProjectionFixtures.store(app)

@@ -46,7 +46,8 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
     router.middlewares.add(AuthMiddleware(accounts: dependencies.accounts))
-    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes))
+    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes,
+                                                    fingerprintKeys: dependencies.accounts.requestFingerprintKeys))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
         .register(on: router)
     MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)

@@ -19,6 +19,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
     let client: PostgresClient
     let clock: any WallClock
     let maxBodyBytes: Int
+    /// Request fingerprints are keyed hashes (HMAC), not plain SHA-256: a body may hold a password
+    /// (`POST /me/password`), and a plain hash kept for two days would let anyone with a dump and
+    /// the old password try guesses at the new one at hashing speed. The first key is current.
+    let fingerprintKeys: [SymmetricKey]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let key = request.headers[Self.header], let userId = context.identity?.userId else {
@@ -29,12 +33,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         var request = request
         let body = try await request.collectBody(upTo: maxBodyBytes)
-        var hasher = SHA256()
         // The kind of credential is part of the request: a device key never replays a user's answer.
         let caller = context.identity.map { if case .device = $0 { "device" } else { "user" } } ?? "anonymous"
-        hasher.update(data: Data("\(caller) \(request.method) \(request.uri.path)\n".utf8))
-        hasher.update(data: Data(buffer: body))
-        let requestHash = ByteBuffer(bytes: hasher.finalize())
+        var message = Data("\(caller) \(request.method) \(request.uri.path)\n".utf8)
+        message.append(Data(buffer: body))
+        let fingerprints = fingerprintKeys.map { ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: message, using: $0)) }
+        guard let requestHash = fingerprints.first else { return try await next(request, context) }
         let now = clock.now()
         let logger = context.logger
 
@@ -47,7 +51,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             RETURNING 1
             """, logger: logger) { claimed = true }
         if !claimed {
-            return try await replay(userId: userId, key: key, requestHash: requestHash, logger: logger)
+            return try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger)
         }
         do {
             let response = try await next(request, context)
@@ -90,12 +94,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         try await client.run("DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND status IS NULL", logger: logger)
     }
 
-    private func replay(userId: UUID, key: String, requestHash: ByteBuffer, logger: Logger) async throws -> Response {
+    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Response {
         let rows = try await client.query("""
             SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)
         for try await (hash, status, contentType, body) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?).self) {
-            guard hash == requestHash else {
+            guard fingerprints.contains(hash) else {
                 throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
             }
             guard let status, let body else {

@@ -1,5 +1,6 @@
 import API
 import Core
+import Crypto
 import EventStore
 import Foundation
 import HTTPTypes
@@ -65,6 +66,30 @@ import TestSupport
                 json: #"{"name":"Read\nmore","kind":"boolean","schedule":{"type":"daily"}}"#)
             #expect(habit.status == .unprocessableContent)
             #expect(habit.text.contains("control characters"))
+        }
+    }
+
+    /// The fingerprint kept for an Idempotency-Key is keyed: a dump of the table and a guess at
+    /// a new password cannot be checked against it with a plain hash.
+    @Test func idempotencyFingerprintsOfPasswordChangesAreKeyed() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("dump@example.com").string("access_token"))
+            let body = #"{"current_password":"correct horse battery","new_password":"staple battery horse"}"#
+            let changed = try await http.call(.post, "/api/v1/me/password", token: token, headers: [.init("Idempotency-Key")!: "pw-1"], json: body)
+            #expect(changed.status == .ok)
+            var stored: [ByteBuffer] = []
+            for try await hash in try await harness.client.query("SELECT request_hash FROM idempotency_keys WHERE key = 'pw-1'").decode(ByteBuffer.self) {
+                stored.append(hash)
+            }
+            let plain = ByteBuffer(bytes: SHA256.hash(data: Data("user POST /api/v1/me/password\n\(body)".utf8)))
+            #expect(stored.count == 1)
+            #expect(stored.first?.readableBytes == 32)
+            #expect(stored.first != plain)
+            // The change ended the old session; the retry comes with the new one.
+            let fresh = try #require(changed.string("access_token"))
+            let replayed = try await http.call(.post, "/api/v1/me/password", token: fresh, headers: [.init("Idempotency-Key")!: "pw-1"], json: body)
+            #expect(replayed.status == .ok)
+            #expect(replayed.headers[.init("Idempotent-Replayed")!] == "true")
         }
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import JWTKit
@@ -39,6 +40,10 @@ public struct AccessTokens: Sendable {
     let signingKid: String
     let knownKids: Set<String>
     let clock: any WallClock
+    /// Keys for fingerprints of requests kept in the database (idempotency), derived from the
+    /// signing keys so a database dump alone cannot test guesses against them. The first is
+    /// current; the others match what was stored before a key rotation.
+    public let requestFingerprintKeys: [SymmetricKey]
 
     /// `keys[0]` signs; every key verifies.
     public init(keys: [SigningKey], clock: any WallClock, lifetime: TimeInterval = 15 * 60) async throws {
@@ -50,6 +55,10 @@ public struct AccessTokens: Sendable {
         self.keys = collection
         self.signingKid = first.kid
         self.knownKids = Set(keys.map(\.kid))
+        self.requestFingerprintKeys = keys.map { key in
+            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Data(key.secret.utf8)),
+                                   info: Data("lifelog request fingerprint v1".utf8), outputByteCount: 32)
+        }
         self.clock = clock
         self.lifetime = lifetime
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import EventStore
 import Foundation
@@ -15,6 +16,7 @@ public struct AccountService: Sendable {
     let store: PostgresEventStore
     let client: PostgresClient
     let tokens: AccessTokens
+    public var requestFingerprintKeys: [SymmetricKey] { tokens.requestFingerprintKeys }
     let hasher: PasswordHasher
     let throttle: Throttle
     let clock: any WallClock

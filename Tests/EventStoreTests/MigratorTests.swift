@@ -112,4 +112,40 @@ import TestSupport
         #expect(statements[1].hasSuffix("END $$"))
         #expect(statements[3].hasPrefix("DO $body$"))
     }
+
+    /// An owner that is not a superuser (a managed database's admin role, with CREATEROLE) can
+    /// migrate, and the server can then act as lifelog_app on its connections.
+    @Test func aNonSuperuserOwnerCanMigrateAndServeAsTheAppRole() async throws {
+        let admin = try DatabaseURL(parsing: try #require(ProcessInfo.processInfo.environment["LIFELOG_TEST_DATABASE_URL"]))
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        let role = "owner_\(suffix)", name = "t_owned_\(suffix)"
+        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: logger) { client in
+            try await client.run("CREATE ROLE \(unescaped: role) LOGIN CREATEROLE", logger: logger)
+            try await client.run("CREATE DATABASE \(unescaped: name) OWNER \(unescaped: role)", logger: logger)
+        }
+        do {
+            var owned = admin
+            owned.username = role
+            owned.database = name
+            try await PostgresClient.withRunning(owned.clientConfiguration(maximumConnections: 1), logger: logger) { client in
+                try await Migrator(directory: TestDatabase.schemaDirectory).migrate(on: client, logger: logger)
+            }
+            try await PostgresClient.withRunning(owned.clientConfiguration(role: "lifelog_app", maximumConnections: 1), logger: logger) { client in
+                for try await user in try await client.query("SELECT current_user::text").decode(String.self) { #expect(user == "lifelog_app") }
+                try await client.run("SELECT count(*) FROM events", logger: logger)
+            }
+        } catch {
+            try? await Self.dropOwned(role: role, database: name, admin: admin)
+            throw error
+        }
+        try await Self.dropOwned(role: role, database: name, admin: admin)
+    }
+
+    static func dropOwned(role: String, database: String, admin: DatabaseURL) async throws {
+        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: TestDatabase.logger) { client in
+            try await client.run("DROP DATABASE IF EXISTS \(unescaped: database) WITH (FORCE)", logger: TestDatabase.logger)
+            try await client.run("DROP ROLE IF EXISTS \(unescaped: role)", logger: TestDatabase.logger)
+        }
+    }
+
 }

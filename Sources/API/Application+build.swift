@@ -46,6 +46,7 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
     router.middlewares.add(AuthMiddleware(accounts: dependencies.accounts))
+    router.middlewares.add(UserLanguageMiddleware(accounts: dependencies.accounts))
     router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes,
                                                     fingerprintKeys: dependencies.accounts.requestFingerprintKeys))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)

@@ -1,3 +1,5 @@
+import Core
+import Domain
 import Foundation
 import Hummingbird
 import Logging
@@ -10,11 +12,17 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch {
+        } catch let thrown {
+            var error = thrown, userLanguage: Language?
+            if let inUserLanguage = thrown as? InUserLanguage {
+                error = inUserLanguage.underlying
+                userLanguage = inUserLanguage.language
+            }
             if let http = error as? HTTPError, http.status == .notFound {
                 let allowed = routes.methods(matching: request.uri.path)
                 if !allowed.isEmpty {
-                    var response = try Problem.methodNotAllowed("\(request.method) is not allowed on \(request.uri.path).")
+                    var response = try ProblemTitles.localize(
+                        Problem.methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)."), for: request, userLanguage: userLanguage)
                         .response(from: request, context: context)
                     response.headers[.allow] = allowed.joined(separator: ", ")
                     return response
@@ -24,12 +32,37 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 if problem.statusCode == 503 {
                     context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
                 }
-                return try ProblemTitles.localize(problem, for: request).response(from: request, context: context)
+                return try ProblemTitles.localize(problem, for: request, userLanguage: userLanguage).response(from: request, context: context)
             }
             context.logger.error("unhandled error", metadata: [
                 "error": "\(String(reflecting: error))", "path": "\(request.uri.path)",
             ])
-            return try ProblemTitles.localize(Problem.internalError, for: request).response(from: request, context: context)
+            return try ProblemTitles.localize(Problem.internalError, for: request, userLanguage: userLanguage).response(from: request, context: context)
+        }
+    }
+}
+
+/// Carries the caller's own language out to `ProblemMiddleware`, which sits outside the
+/// middleware that finds out who is calling.
+struct InUserLanguage: Error {
+    var underlying: any Error
+    var language: Language
+}
+
+/// After authentication: a failed request from a known user that names no language (`?lang=`,
+/// `Accept-Language`) gets its problem titled in the user's language, as DESIGN §5 orders.
+struct UserLanguageMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let accounts: AccountService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            guard let userId = context.identity?.userId, request.uri.queryParameters.get("lang") == nil,
+                  request.headers[.acceptLanguage] == nil,
+                  let language = try? await accounts.user(userId).profile.language, language != .en else { throw error }
+            throw InUserLanguage(underlying: error, language: language)
         }
     }
 }

@@ -1,7 +1,8 @@
 import Domain
 import Hummingbird
 
-/// Problem titles in the caller's language (`?lang=`, then `Accept-Language`, then English).
+/// Problem titles in the caller's language (`?lang=`, then `Accept-Language`, then the user's
+/// own language when known, then English).
 /// Details stay in English: they name fields and values for developers.
 enum ProblemTitles {
     static let translations: [String: [Language: String]] = [
@@ -21,9 +22,9 @@ enum ProblemTitles {
         "Not ready": [.ru: "Не готов", .sr: "Nije spreman"],
     ]
 
-    static func localize(_ problem: Problem, for request: Request) -> Problem {
+    static func localize(_ problem: Problem, for request: Request, userLanguage: Language? = nil) -> Problem {
         let language = Language.resolve(
-            query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage], userLanguage: nil)
+            query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage], userLanguage: userLanguage)
         guard language != .en, let title = translations[problem.title]?[language] else { return problem }
         var localized = problem
         localized.title = title

@@ -44,6 +44,15 @@ import TestSupport
             #expect(serbian.string("title") == "Potrebna je prijava")
             let english = try await http.call(.get, "/api/v1/me", headers: [.acceptLanguage: "de"])
             #expect(english.string("title") == "Unauthenticated")
+
+            // A signed-in user who names no language gets their own; a request that names one wins.
+            let token = try #require(try await http.register("srpski@example.com").string("access_token"))
+            #expect(try await http.call(.patch, "/api/v1/me", token: token, json: #"{"language":"sr"}"#).status == .ok)
+            let missing = try await http.call(.get, "/api/v1/tasks/\(UUID())", token: token)
+            #expect(missing.status == .notFound)
+            #expect(missing.string("title") == "Nije pronađeno")
+            let asked = try await http.call(.get, "/api/v1/tasks/\(UUID())?lang=ru", token: token)
+            #expect(asked.string("title") == "Не найдено")
         }
     }
 }

@@ -122,10 +122,18 @@ enum Cursor {
 enum ETag {
     static func header(_ version: Int64) -> String { "\"\(version)\"" }
 
+    /// The version `If-Match` asks for; nil for none or `*`. If-Match compares strongly (RFC 9110
+    /// §13.1.1): a weak tag, or one this server never gave out, matches no version, so the change
+    /// answers 412 rather than 400. One tag per request: a list is a 400.
     static func ifMatch(_ request: Request) throws -> Int64? {
         guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
-        let stripped = raw.replacingOccurrences(of: "W/", with: "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        guard let version = Int64(stripped) else { throw Problem.badRequest("If-Match must be an ETag this server gave out.") }
+        guard !raw.contains(",") else { throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on.") }
+        guard !raw.hasPrefix("W/"), let version = Int64(raw.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), version >= 0 else {
+            return noVersion
+        }
         return version
     }
+
+    /// Matches no stored version (versions start at 0).
+    static let noVersion: Int64 = -1
 }

@@ -34,7 +34,7 @@ components:
       name: If-Match
       in: header
       required: false
-      description: 'The ETag the change is based on (or *); another version answers 412'
+      description: 'The one ETag the change is based on (or *); another version, a weak tag or an unknown one answers 412; a list is 400'
       schema: { type: string, pattern: '^(\*|(W/)?"?[0-9]{1,18}"?)$', example: '"3"' }
     Lang:
       name: lang

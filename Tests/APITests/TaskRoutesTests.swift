@@ -219,6 +219,15 @@ import TestSupport
             #expect(changed.object["priority"] as? Int == 3)
             let stale = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: etag], json: #"{"priority":1}"#)
             #expect(stale.status == .preconditionFailed)
+            // If-Match compares strongly: a weak tag or a foreign one matches nothing (412); a list is a 400.
+            let current = try #require(changed.headers[.eTag])
+            for tag in ["W/\(current)", "\"abc\"", "\"-1\""] {
+                let refused = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: tag], json: #"{"priority":1}"#)
+                #expect(refused.status == .preconditionFailed, "\(tag)")
+            }
+            let list = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: "\(current), \"9\""], json: #"{"priority":1}"#)
+            #expect(list.status == .badRequest)
+            #expect(try await http.call(.get, "/api/v1/tasks/\(id)", token: token).object["priority"] as? Int == 3)
             #expect(try await http.call(.delete, "/api/v1/tasks/\(id)", token: token).status == .noContent)
             #expect(try await http.call(.get, "/api/v1/tasks/\(id)", token: token).status == .notFound)
         }

@@ -53,28 +53,37 @@ struct IdempotencyMiddleware: RouterMiddleware {
         if !claimed {
             return try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger)
         }
+        let response: Response
+        let bytes: ByteBuffer
         do {
-            let response = try await next(request, context)
+            response = try await next(request, context)
             guard (200..<300).contains(response.status.code) else {
                 try await release(userId: userId, key: key, logger: logger)
                 return response
             }
             let collected = CollectedBody()
             try await response.body.write(BodyCollector(target: collected))
-            let bytes = collected.buffer
-            try await client.run("""
-                UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
-                  body = \(Self.withoutSecrets(bytes))
-                WHERE user_id = \(userId) AND key = \(key)
-                """, logger: logger)
-            try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
-            var stored = Response(status: response.status, headers: response.headers, body: .init(byteBuffer: bytes))
-            stored.headers[.contentLength] = String(bytes.readableBytes)
-            return stored
+            bytes = collected.buffer
         } catch {
             try? await release(userId: userId, key: key, logger: logger)
             throw error
         }
+        // The work is done: keeping the answer must not turn it into a failure, nor free the key
+        // for a retry that would do the work again. If it cannot be kept, the claim stays and a
+        // retry meanwhile hears "in progress".
+        do {
+            try await client.run("""
+                UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
+                  body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
+                WHERE user_id = \(userId) AND key = \(key)
+                """, logger: logger)
+            try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
+        } catch {
+            logger.warning("could not keep an idempotent answer", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        var stored = Response(status: response.status, headers: response.headers, body: .init(byteBuffer: bytes))
+        stored.headers[.contentLength] = String(bytes.readableBytes)
+        return stored
     }
 
     static let secretFields: Set<String> = ["api_key", "access_token", "refresh_token", "code"]
@@ -96,9 +105,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
     private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Response {
         let rows = try await client.query("""
-            SELECT request_hash, status, content_type, body FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
+            SELECT request_hash, status, content_type, body, etag, location FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)
-        for try await (hash, status, contentType, body) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?).self) {
+        for try await (hash, status, contentType, body, etag, location) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?).self) {
             guard fingerprints.contains(hash) else {
                 throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
             }
@@ -107,6 +116,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
             }
             var headers: HTTPFields = [.idempotentReplayed: "true"]
             if let contentType { headers[.contentType] = contentType }
+            if let etag { headers[.eTag] = etag }
+            if let location { headers[.location] = location }
             return Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body))
         }
         throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")

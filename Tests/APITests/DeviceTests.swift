@@ -138,6 +138,13 @@ import TestSupport
             let badKey: HTTPFields = [.init("Idempotency-Key")!: "fix-me"]
             #expect(try await http.call(.post, "/api/v1/devices", token: a, headers: badKey, json: #"{"name":"","kind":"watch"}"#).status == .unprocessableContent)
             #expect(try await http.call(.post, "/api/v1/devices", token: a, headers: badKey, json: #"{"name":"Fixed","kind":"watch"}"#).status == .created)
+            // A replay carries the first answer's ETag, so the client can go on with If-Match.
+            let taskKey: HTTPFields = [.init("Idempotency-Key")!: "task-1"]
+            let task = try await http.call(.post, "/api/v1/tasks", token: a, headers: taskKey, json: #"{"title":"Once"}"#)
+            let again = try await http.call(.post, "/api/v1/tasks", token: a, headers: taskKey, json: #"{"title":"Once"}"#)
+            #expect(task.headers[.eTag] != nil)
+            #expect(again.headers[.eTag] == task.headers[.eTag])
+            #expect(again.string("id") == task.string("id"))
         }
     }
 }

@@ -26,12 +26,14 @@ public struct RebuildProgress: Sendable {
     public var projector: String
     public var phase: Phase
     public var eventsApplied: Int64
-    /// The log's size when the rebuild started; an estimate for the ETA.
+    /// The projector's events in the log when this run started; an estimate for the ETA.
     public var eventsEstimated: Int64
     public var elapsed: Duration
+    /// Applied by an earlier, interrupted run this one resumed: not part of this run's rate.
+    public var eventsResumedFrom: Int64 = 0
     public var eventsPerSecond: Double {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return seconds > 0 ? Double(eventsApplied) / seconds : 0
+        return seconds > 0 ? Double(eventsApplied - eventsResumedFrom) / seconds : 0
     }
     public var eta: Duration? {
         let rate = eventsPerSecond
@@ -120,7 +122,7 @@ public struct ProjectionRebuilder: Sendable {
         var applied = start.applied
         let report = { (phase: RebuildProgress.Phase) in
             RebuildProgress(projector: projector.name, phase: phase, eventsApplied: applied,
-                            eventsEstimated: estimated, elapsed: clock.now - started)
+                            eventsEstimated: estimated, elapsed: clock.now - started, eventsResumedFrom: start.applied)
         }
 
         // Replay while appends go on, batch by batch, each batch with its progress row.
@@ -218,10 +220,20 @@ public struct ProjectionRebuilder: Sendable {
                   global_position bigint NOT NULL,
                   events_applied  bigint NOT NULL)
                 """, logger: logger)
+            // The live tables' columns, indexes and constraints: if a migration changes any of
+            // them while a killed rebuild waits, resuming would swap in tables without the change.
+            let tables = projector.tables
             let definition = try await Self.scalar(String.self, """
-                SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type || ':' || is_nullable, ',' ORDER BY table_name, ordinal_position))
-                FROM information_schema.columns
-                WHERE table_schema = \(liveSchema) AND table_name = ANY(\(projector.tables)::text[])
+                SELECT md5(
+                  coalesce((SELECT string_agg(table_name || '.' || column_name || ':' || data_type || ':' || is_nullable || ':'
+                                              || coalesce(column_default, ''), ',' ORDER BY table_name, ordinal_position)
+                            FROM information_schema.columns
+                            WHERE table_schema = \(liveSchema) AND table_name = ANY(\(tables)::text[])), '')
+                  || '|' || coalesce((SELECT string_agg(indexdef, ',' ORDER BY indexdef) FROM pg_indexes
+                                      WHERE schemaname = \(liveSchema) AND tablename = ANY(\(tables)::text[])), '')
+                  || '|' || coalesce((SELECT string_agg(r.relname || ':' || pg_get_constraintdef(c.oid), ',' ORDER BY r.relname, pg_get_constraintdef(c.oid))
+                                      FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+                                      WHERE n.nspname = \(liveSchema) AND r.relname = ANY(\(tables)::text[])), ''))
                 """, on: connection, logger: logger) ?? ""
             let rows = try await connection.query("""
                 SELECT definition, transaction_id::text, global_position, events_applied

@@ -76,6 +76,27 @@ import TestSupport
         }
     }
 
+    /// An index a migration adds while a killed rebuild waits makes the next run start over
+    /// (from fresh copies that have it) instead of resuming and swapping in tables without it.
+    @Test func aChangedTableDefinitionRestartsAnInterruptedRebuild() async throws {
+        try await withClients { app, owner in
+            try await ProjectionFixtures.writeHistory(ProjectionFixtures.store(app), appends: 80, seed: 51)
+            let rebuilder = ProjectionRebuilder(client: owner, logger: logger, batchSize: 20)
+            await #expect(throws: SimulatedCrash.self) {
+                try await rebuilder.rebuild(StreamSummaryProjector()) { progress in
+                    if progress.eventsApplied >= 40 { throw SimulatedCrash() }
+                }
+            }
+            let before = try await ProjectionFixtures.indexNames("rm_stream_summary", client: app)
+            try await owner.run("CREATE INDEX rm_stream_summary_added_idx ON rm_stream_summary (stream_type)", logger: logger)
+            let report = try await rebuilder.rebuild(StreamSummaryProjector())
+            #expect(!report.resumed)
+            let indexes = try await ProjectionFixtures.indexNames("rm_stream_summary", client: app)
+            #expect(indexes.count == before.count + 1, "\(indexes)")
+            #expect(try await ProjectionFixtures.streamSummaryFacts(client: app) == ProjectionFixtures.streamSummaryOracle(client: app))
+        }
+    }
+
     @Test func anInterruptedRebuildLeavesTheLiveModelAndTheNextRunFinishes() async throws {
         try await withClients { app, owner in
             let store = ProjectionFixtures.store(app)

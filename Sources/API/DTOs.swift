@@ -122,15 +122,15 @@ enum Cursor {
 enum ETag {
     static func header(_ version: Int64) -> String { "\"\(version)\"" }
 
-    /// The version `If-Match` asks for; nil for none or `*`. If-Match compares strongly (RFC 9110
-    /// §13.1.1): a weak tag, or one this server never gave out, matches no version, so the change
-    /// answers 412 rather than 400. One tag per request: a list is a 400.
+    /// The version `If-Match` asks for; nil for none or `*`. A tag this server never gave out
+    /// matches no version, so the change answers 412 rather than 400. The tag names a version of
+    /// the resource, not its bytes, so a weak form (`W/"3"`, as a compressing proxy such as nginx
+    /// rewrites it) names the same version and matches. One tag per request: a list is a 400.
     static func ifMatch(_ request: Request) throws -> Int64? {
         guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
         guard !raw.contains(",") else { throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on.") }
-        guard !raw.hasPrefix("W/"), let version = Int64(raw.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), version >= 0 else {
-            return noVersion
-        }
+        let tag = raw.hasPrefix("W/") ? String(raw.dropFirst(2)) : raw
+        guard let version = Int64(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), version >= 0 else { return noVersion }
         return version
     }
 

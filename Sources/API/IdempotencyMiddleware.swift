@@ -69,17 +69,25 @@ struct IdempotencyMiddleware: RouterMiddleware {
             throw error
         }
         // The work is done: keeping the answer must not turn it into a failure, nor free the key
-        // for a retry that would do the work again. If it cannot be kept, the claim stays and a
-        // retry meanwhile hears "in progress".
-        do {
-            try await client.run("""
-                UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
-                  body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
-                WHERE user_id = \(userId) AND key = \(key)
-                """, logger: logger)
-            try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
-        } catch {
-            logger.warning("could not keep an idempotent answer", metadata: ["error": "\(String(reflecting: error))"])
+        // for a retry that would do the work again. A failure to keep it is retried briefly; if it
+        // still fails, the claim stays (a retry hears "in progress" until the claim goes stale
+        // after a minute) and the failure is logged.
+        for attempt in 1...3 {
+            do {
+                try await client.run("""
+                    UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
+                      body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
+                    WHERE user_id = \(userId) AND key = \(key)
+                    """, logger: logger)
+                try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
+                break
+            } catch {
+                if attempt == 3 {
+                    logger.warning("could not keep an idempotent answer", metadata: ["error": "\(String(reflecting: error))"])
+                } else {
+                    try? await Task.sleep(for: .milliseconds(100 * attempt))
+                }
+            }
         }
         var stored = Response(status: response.status, headers: response.headers, body: .init(byteBuffer: bytes))
         stored.headers[.contentLength] = String(bytes.readableBytes)

@@ -34,7 +34,7 @@ components:
       name: If-Match
       in: header
       required: false
-      description: 'The one ETag the change is based on (or *); another version, a weak tag or an unknown one answers 412; a list is 400'
+      description: 'The one ETag the change is based on (or *; a weak W/ form names the same version); another version or an unknown tag answers 412; a list is 400'
       schema: { type: string, pattern: '^(\*|(W/)?"?[0-9]{1,18}"?)$', example: '"3"' }
     Lang:
       name: lang
@@ -264,16 +264,20 @@ components:
         repeat: [due_date]
     TaskChange:
       type: object
-      description: Absent fields stay; how a task repeats cannot be changed (create a new task)
+      description: Like JSON Merge Patch, absent fields stay and null clears; how a task repeats cannot be changed (create a new task)
       properties:
         title: { $ref: '#/components/schemas/TaskTitle' }
-        notes: { $ref: '#/components/schemas/TaskNotes' }
+        notes:
+          anyOf: [{ $ref: '#/components/schemas/TaskNotes' }, { type: 'null' }]
         priority: { type: integer, minimum: 1, maximum: 3, description: 1 low, 3 high }
-        due_date: { type: string, format: date }
+        due_date:
+          type: [string, 'null']
+          format: date
+          description: null clears the due date and its time; a repeating task keeps its date (422)
         due_time:
-          allOf: [{ $ref: '#/components/schemas/TimeOfDay' }]
-          description: Needs a due_date, sent here or already on the task
-      not: { required: [repeat] }
+          anyOf: [{ $ref: '#/components/schemas/TimeOfDay' }, { type: 'null' }]
+          description: Needs a due_date, sent here or already on the task; null clears it
+        repeat: { type: 'null', description: Only null (no change) is accepted }
     Status:
       type: object
       required: [status]
@@ -607,13 +611,13 @@ paths:
               type: object
               properties:
                 name: { $ref: '#/components/schemas/Name' }
-                emoji: { type: string, maxLength: 16, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
-                color: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
+                emoji: { type: [string, 'null'], maxLength: 16, pattern: '^[^\x00-\x1F\x7F-\x9F]*$', description: null clears it }
+                color: { type: [string, 'null'], maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$', description: null clears it }
                 target: { type: number, exclusiveMinimum: 0, maximum: 1000000000, description: Numeric habits only }
-                unit: { type: string, maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
-                reminder_time: { $ref: '#/components/schemas/TimeOfDay' }
+                unit: { type: [string, 'null'], maxLength: 32, pattern: '^[^\x00-\x1F\x7F-\x9F]*$', description: null clears it }
+                reminder_time: { anyOf: [{ $ref: '#/components/schemas/TimeOfDay' }, { type: 'null' }], description: null removes the reminder }
                 schedule: { $ref: '#/components/schemas/HabitSchedule' }
-                effective_from: { type: string, format: date, description: 'From January 1st ten years back to a year after today' }
+                effective_from: { type: string, format: date, description: 'At most a year after today; a date before the start means the start' }
       responses:
         '200': { description: Changed, content: { application/json: { schema: { $ref: '#/components/schemas/Habit' } } } }
         '412': { $ref: '#/components/responses/Problem' }

@@ -43,14 +43,22 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Carries the caller's own language out to `ProblemMiddleware`, which sits outside the
-/// middleware that finds out who is calling.
-struct InUserLanguage: Error {
+/// middleware that finds out who is calling. It answers with the underlying error's status, so
+/// the metrics middleware in between counts a 404 as a 404, not as a 500.
+struct InUserLanguage: HTTPResponseError {
     var underlying: any Error
     var language: Language
+
+    var status: HTTPResponse.Status { ProblemMapping.problem(for: underlying)?.status ?? .internalServerError }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try ProblemTitles.localize(ProblemMapping.problem(for: underlying) ?? .internalError, for: request, userLanguage: language)
+            .response(from: request, context: context)
+    }
 }
 
-/// After authentication: a failed request from a known user that names no language (`?lang=`,
-/// `Accept-Language`) gets its problem titled in the user's language, as DESIGN §5 orders.
+/// After authentication: a failed request from a known user gets its problem titled in the
+/// user's language when `?lang=` and `Accept-Language` name none we speak (DESIGN §5).
 struct UserLanguageMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let accounts: AccountService
@@ -59,8 +67,9 @@ struct UserLanguageMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
+            // No lookup when the query decides anyway, or when the database is what failed.
             guard let userId = context.identity?.userId, request.uri.queryParameters.get("lang") == nil,
-                  request.headers[.acceptLanguage] == nil,
+                  ProblemMapping.problem(for: error)?.statusCode != 503,
                   let language = try? await accounts.user(userId).profile.language, language != .en else { throw error }
             throw InUserLanguage(underlying: error, language: language)
         }

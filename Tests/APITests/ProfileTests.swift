@@ -53,6 +53,11 @@ import TestSupport
             #expect(missing.string("title") == "Nije pronađeno")
             let asked = try await http.call(.get, "/api/v1/tasks/\(UUID())?lang=ru", token: token)
             #expect(asked.string("title") == "Не найдено")
+            // A browser's Accept-Language in a language we do not speak falls through to the user's.
+            let german = try await http.call(.get, "/api/v1/tasks/\(UUID())", token: token, headers: [.acceptLanguage: "de-DE,de;q=0.9"])
+            #expect(german.string("title") == "Nije pronađeno")
+            let spoken = try await http.call(.get, "/api/v1/tasks/\(UUID())", token: token, headers: [.acceptLanguage: "ru"])
+            #expect(spoken.string("title") == "Не найдено")
         }
     }
 }

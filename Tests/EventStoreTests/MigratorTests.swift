@@ -119,9 +119,12 @@ import TestSupport
         let admin = try DatabaseURL(parsing: try #require(ProcessInfo.processInfo.environment["LIFELOG_TEST_DATABASE_URL"]))
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
         let role = "owner_\(suffix)", name = "t_owned_\(suffix)"
-        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: logger) { client in
-            try await client.run("CREATE ROLE \(unescaped: role) LOGIN CREATEROLE", logger: logger)
-            try await client.run("CREATE DATABASE \(unescaped: name) OWNER \(unescaped: role)", logger: logger)
+        // Cluster-wide DDL goes through the harness's gate, like every test database.
+        try await DatabaseDDL.shared.oneAtATime {
+            try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: logger) { client in
+                try await client.run("CREATE ROLE \(unescaped: role) LOGIN CREATEROLE", logger: logger)
+                try await client.run("CREATE DATABASE \(unescaped: name) OWNER \(unescaped: role)", logger: logger)
+            }
         }
         do {
             var owned = admin
@@ -142,9 +145,11 @@ import TestSupport
     }
 
     static func dropOwned(role: String, database: String, admin: DatabaseURL) async throws {
-        try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: TestDatabase.logger) { client in
-            try await client.run("DROP DATABASE IF EXISTS \(unescaped: database) WITH (FORCE)", logger: TestDatabase.logger)
-            try await client.run("DROP ROLE IF EXISTS \(unescaped: role)", logger: TestDatabase.logger)
+        try await DatabaseDDL.shared.oneAtATime {
+            try await PostgresClient.withRunning(admin.clientConfiguration(maximumConnections: 1), logger: TestDatabase.logger) { client in
+                try await client.run("DROP DATABASE IF EXISTS \(unescaped: database) WITH (FORCE)", logger: TestDatabase.logger)
+                try await client.run("DROP ROLE IF EXISTS \(unescaped: role)", logger: TestDatabase.logger)
+            }
         }
     }
 

@@ -60,12 +60,22 @@ import TestSupport
                 }
                 while !holding.isRaised { try await Task.sleep(for: .milliseconds(5)) }
                 let blocked = ProjectionRebuilder(client: owner, logger: logger, batchSize: 25,
-                                                  cutoverLockTimeout: .milliseconds(200), cutoverAttempts: 2)
-                await #expect(throws: RebuildError.cutoverBlocked(projector: "stream_summary", attempts: 2)) {
-                    try await blocked.rebuild(StreamSummaryProjector())
+                                                  cutoverLockTimeout: .milliseconds(200), cutoverAttempts: 3)
+                let rebuild = Task { try await blocked.rebuild(StreamSummaryProjector()) }
+                // While the attempts wait and back off, writes still get through: each waits at
+                // most one attempt's lock timeout, never for the open session.
+                let clock = ContinuousClock()
+                var slowest = Duration.zero
+                for seed in 0..<8 {
+                    let started = clock.now
+                    try await ProjectionFixtures.writeHistory(store, appends: 1, seed: UInt64(42 + seed))
+                    slowest = max(slowest, clock.now - started)
+                    try await Task.sleep(for: .milliseconds(100))
                 }
-                // Writes go on, and the live model is the one from before (plus those writes).
-                try await ProjectionFixtures.writeHistory(store, appends: 5, seed: 42)
+                #expect(slowest < .seconds(1), "\(slowest)")
+                await #expect(throws: RebuildError.cutoverBlocked(projector: "stream_summary", attempts: 3)) {
+                    try await rebuild.value
+                }
                 #expect(try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: app) != before)
                 release.raise()
                 try await group.waitForAll()

@@ -86,12 +86,12 @@ public struct TestDatabase: Sendable {
 /// snapshot frontier that async readers stop at is cluster-wide. Dozens of tests starting
 /// together made each take seconds and held every other test's readers back for as long;
 /// one at a time, each takes a fraction of a second.
-actor DatabaseDDL {
-    static let shared = DatabaseDDL()
+public actor DatabaseDDL {
+    public static let shared = DatabaseDDL()
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    public func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         if busy {
             await withCheckedContinuation { waiting.append($0) }
         } else {

@@ -210,7 +210,7 @@ public struct HabitService: Sendable {
         if let raw = change.effectiveFrom {
             if let parsed = LocalDate(raw) {
                 from = max(parsed, current.startDate)
-                if let error = HabitDateWindow(today: today).check(parsed, field: "effective_from") { errors.append(error) }
+                if let error = HabitDateWindow(today: today).checkNotAfter(from, field: "effective_from") { errors.append(error) }
             } else {
                 errors.append(FieldError("effective_from", "must be a date as YYYY-MM-DD"))
             }
@@ -328,7 +328,7 @@ public struct HabitService: Sendable {
     /// The day a read asks about: today unless given, and within the habit date window.
     static func day(_ date: LocalDate?, today: LocalDate) throws -> LocalDate {
         guard let date else { return today }
-        if let error = HabitDateWindow(today: today).check(date, field: "date") { throw ValidationFailure([error]) }
+        if let error = HabitDateWindow(today: today).checkNotAfter(date, field: "date") { throw ValidationFailure([error]) }
         return date
     }
 

@@ -79,7 +79,8 @@ public struct TaskService: Sendable {
             priority = try container.decodeIfPresent(Int.self, forKey: .priority)
             dueDate = try container.decodePatch(String.self, forKey: .dueDate)
             dueTime = try container.decodePatch(String.self, forKey: .dueTime)
-            changesRepeat = container.contains(.repeat)
+            // `"repeat": null` asks for no change, as it always has; only a rule is refused.
+            changesRepeat = try container.contains(.repeat) && !container.decodeNil(forKey: .repeat)
         }
     }
 

@@ -17,6 +17,12 @@ public struct HabitDateWindow: Sendable, Equatable {
 
     public func contains(_ date: LocalDate) -> Bool { earliest <= date && date <= latest }
 
+    /// A validation error for `field` when `date` is past the window's end. Reads and schedule
+    /// changes only walk up to their date, so only the future side costs anything.
+    public func checkNotAfter(_ date: LocalDate, field: String) -> FieldError? {
+        date > latest ? FieldError(field, "must be on or before \(latest), a year from today") : nil
+    }
+
     /// A validation error for `field` when `date` is outside the window.
     public func check(_ date: LocalDate, field: String) -> FieldError? {
         if date < earliest { return FieldError(field, "must be on or after \(earliest)") }

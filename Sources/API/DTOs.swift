@@ -128,7 +128,7 @@ enum ETag {
     /// rewrites it) names the same version and matches. One tag per request: a list is a 400.
     static func ifMatch(_ request: Request) throws -> Int64? {
         guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
-        guard !raw.contains(",") else { throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on.") }
+        guard !raw.isEmpty, !raw.contains(",") else { throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on.") }
         let tag = raw.hasPrefix("W/") ? String(raw.dropFirst(2)) : raw
         guard let version = Int64(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), version >= 0 else { return noVersion }
         return version

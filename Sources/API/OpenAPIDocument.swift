@@ -700,7 +700,7 @@ paths:
               properties:
                 from: { type: string, format: date }
                 to: { type: string, format: date, description: Not before from }
-                reason: { type: string, maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
+                reason: { type: [string, 'null'], maxLength: 200, pattern: '^[^\x00-\x1F\x7F-\x9F]*$' }
       responses:
         '201':
           description: Frozen

@@ -231,6 +231,7 @@ import TestSupport
             }
             let list = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: "\(current), \"9\""], json: #"{"priority":1}"#)
             #expect(list.status == .badRequest)
+            #expect(try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: ""], json: #"{"priority":1}"#).status == .badRequest)
             #expect(try await http.call(.get, "/api/v1/tasks/\(id)", token: token).object["priority"] as? Int == 3)
             let weak = try await http.call(.patch, "/api/v1/tasks/\(id)", token: token, headers: [.ifMatch: "W/\(current)"], json: #"{"priority":2}"#)
             #expect(weak.status == .ok)

@@ -72,7 +72,7 @@ import TestSupport
                     slowest = max(slowest, clock.now - started)
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                #expect(slowest < .seconds(1), "\(slowest)")
+                #expect(slowest < .seconds(2), "\(slowest)")  // one attempt waits 0.2 s; margin for a busy CI machine
                 await #expect(throws: RebuildError.cutoverBlocked(projector: "stream_summary", attempts: 3)) {
                     try await rebuild.value
                 }

@@ -26,9 +26,7 @@ struct Serve: AsyncParsableCommand {
 
         let pending = try await Environment.withOwnerClient(configuration, logger: logger) { client in
             if configuration.migrateOnStart {
-                for migration in try await migrator.migrate(on: client, logger: logger) {
-                    logger.info("applied migration", metadata: ["file": "\(migration.fileName)"])
-                }
+                try await migrator.migrate(on: client, logger: logger)  // logs each file it applies
                 return [Migration]()
             }
             return try await migrator.pending(on: client, logger: logger)

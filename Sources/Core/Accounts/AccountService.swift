@@ -35,10 +35,6 @@ public struct AccountService: Sendable {
         self.decoyHash = try await hasher.hash(SecretToken.password())
     }
 
-    func metadata(_ actor: UUID?, device: String? = nil, requestId: String? = nil) -> EventMetadata {
-        EventMetadata(actor: actor.map { "user:\($0.uuidString.lowercased())" }, device: device, requestId: requestId)
-    }
-
     // MARK: Registration and login
 
     public struct Registration: Sendable {
@@ -78,7 +74,7 @@ public struct AccountService: Sendable {
             try await store.append(
                 to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType),
                 expected: .noStream,
-                events: [NewEvent(type: AccountEvent.Registered.type, data: try EventCoding.encode(event), metadata: metadata(userId))]
+                events: [try NewEvent(event, metadata: .user(userId))]
             ) { connection, _ in
                 try await connection.run("""
                     INSERT INTO credentials (user_id, password_hash, updated_at) VALUES (\(userId), \(hash), \(now))
@@ -242,7 +238,7 @@ public struct AccountService: Sendable {
             try await store.append(
                 to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType),
                 expected: .exact(current.version),
-                events: [NewEvent(type: AccountEvent.ProfileChanged.type, data: try EventCoding.encode(event), metadata: metadata(userId))])
+                events: [try NewEvent(event, metadata: .user(userId))])
         } catch EventStoreError.wrongExpectedVersion(_, _, let actual) {
             if ifMatch != nil { throw AuthError.versionMismatch(current: actual) }
             throw EventStoreError.wrongExpectedVersion(stream: AccountEvent.streamId(userId), expected: .exact(current.version), actual: actual)
@@ -275,7 +271,7 @@ public struct AccountService: Sendable {
         let event = AccountEvent.PasswordChanged(userId: userId, reason: reason)
         try await store.append(
             to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType), expected: .any,
-            events: [NewEvent(type: AccountEvent.PasswordChanged.type, data: try EventCoding.encode(event), metadata: metadata(userId))]
+            events: [try NewEvent(event, metadata: .user(userId))]
         ) { connection, _ in
             try await connection.run("UPDATE credentials SET password_hash = \(hash), updated_at = \(now) WHERE user_id = \(userId)", logger: logger)
             try await revokeSessions(userId: userId, only: nil, reason: "password changed", on: connection)
@@ -297,7 +293,7 @@ public struct AccountService: Sendable {
         let event = AccountEvent.DeviceRegistered(userId: userId, deviceId: deviceId, name: trimmed, kind: deviceKind ?? .other, via: via)
         try await store.append(
             to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType), expected: .any,
-            events: [NewEvent(type: AccountEvent.DeviceRegistered.type, data: try EventCoding.encode(event), metadata: metadata(userId))]
+            events: [try NewEvent(event, metadata: .user(userId))]
         ) { connection, _ in
             try await connection.run("""
                 INSERT INTO device_keys (device_id, user_id, key_hash, created_at) VALUES (\(deviceId), \(userId), \(SecretToken.hash(key)), \(now))
@@ -335,7 +331,7 @@ public struct AccountService: Sendable {
         let event = AccountEvent.DeviceRevoked(userId: userId, deviceId: deviceId)
         try await store.append(
             to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType), expected: .any,
-            events: [NewEvent(type: AccountEvent.DeviceRevoked.type, data: try EventCoding.encode(event), metadata: metadata(userId))]
+            events: [try NewEvent(event, metadata: .user(userId))]
         ) { connection, _ in
             try await connection.run("UPDATE device_keys SET revoked_at = \(now) WHERE device_id = \(deviceId) AND user_id = \(userId)", logger: logger)
         }

@@ -107,8 +107,6 @@ public struct HabitService: Sendable {
         }
     }
 
-    func metadata(_ owner: UUID) -> EventMetadata { EventMetadata(actor: "user:\(owner.uuidString.lowercased())") }
-
     func stream(_ habitId: UUID, owner: UUID) -> StreamName {
         StreamName(id: HabitEvent.streamId(habitId), ownerId: owner, type: HabitEvent.streamType)
     }
@@ -152,7 +150,7 @@ public struct HabitService: Sendable {
             target: kind == .numeric ? definition.target : nil, unit: definition.unit, schedule: definition.schedule,
             startDate: start, reminderTime: reminder)
         try await store.append(to: stream(habitId, owner: owner), expected: .noStream,
-                               events: [NewEvent(type: HabitEvent.Created.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                               events: [try NewEvent(event, metadata: .user(owner))])
         return try await habit(owner, habitId, on: nil)
     }
 
@@ -223,7 +221,7 @@ public struct HabitService: Sendable {
             scheduleFrom: change.schedule == nil ? nil : from, cleared: change.cleared.isEmpty ? nil : change.cleared)
         do {
             try await store.append(to: stream(habitId, owner: owner), expected: .exact(current.version),
-                                   events: [NewEvent(type: HabitEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                                   events: [try NewEvent(event, metadata: .user(owner))])
         } catch EventStoreError.wrongExpectedVersion(_, _, let actual) where ifMatch != nil {
             throw HabitError.versionMismatch(current: actual)
         }
@@ -254,7 +252,7 @@ public struct HabitService: Sendable {
         }
         let event = HabitEvent.Logged(habitId: habitId, date: date, value: current.kind == .boolean ? 1 : (value ?? 0))
         try await store.append(to: stream(habitId, owner: owner), expected: .any,
-                               events: [NewEvent(type: HabitEvent.Logged.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                               events: [try NewEvent(event, metadata: .user(owner))])
         return try await habit(owner, habitId, on: today)
     }
 
@@ -263,18 +261,17 @@ public struct HabitService: Sendable {
         _ = try await habit(owner, habitId, on: nil)
         let event = HabitEvent.LogRemoved(habitId: habitId, date: date)
         try await store.append(to: stream(habitId, owner: owner), expected: .any,
-                               events: [NewEvent(type: HabitEvent.LogRemoved.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                               events: [try NewEvent(event, metadata: .user(owner))])
         return try await habit(owner, habitId, on: nil)
     }
 
     public func setArchived(_ owner: UUID, _ habitId: UUID, archived: Bool) async throws -> HabitView {
         let current = try await habit(owner, habitId, on: nil)
         guard current.archived != archived else { return current }
-        let (type, data) = archived
-            ? (HabitEvent.Archived.type, try EventCoding.encode(HabitEvent.Archived(habitId: habitId)))
-            : (HabitEvent.Restored.type, try EventCoding.encode(HabitEvent.Restored(habitId: habitId)))
-        try await store.append(to: stream(habitId, owner: owner), expected: .exact(current.version),
-                               events: [NewEvent(type: type, data: data, metadata: metadata(owner))])
+        let event = archived
+            ? try NewEvent(HabitEvent.Archived(habitId: habitId), metadata: .user(owner))
+            : try NewEvent(HabitEvent.Restored(habitId: habitId), metadata: .user(owner))
+        try await store.append(to: stream(habitId, owner: owner), expected: .exact(current.version), events: [event])
         return try await habit(owner, habitId, on: nil)
     }
 
@@ -291,7 +288,7 @@ public struct HabitService: Sendable {
         let event = HabitEvent.FreezeAdded(habitId: habitId, freezeId: freezeId, from: start ?? .init(daysSinceEpoch: 0),
                                            to: end ?? .init(daysSinceEpoch: 0), reason: reason)
         try await store.append(to: stream(habitId, owner: owner), expected: .any,
-                               events: [NewEvent(type: HabitEvent.FreezeAdded.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                               events: [try NewEvent(event, metadata: .user(owner))])
         return (freezeId, try await habit(owner, habitId, on: nil))
     }
 
@@ -303,7 +300,7 @@ public struct HabitService: Sendable {
         guard exists else { throw HabitError.notFound }
         let event = HabitEvent.FreezeRemoved(habitId: habitId, freezeId: freezeId)
         try await store.append(to: stream(habitId, owner: owner), expected: .any,
-                               events: [NewEvent(type: HabitEvent.FreezeRemoved.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+                               events: [try NewEvent(event, metadata: .user(owner))])
         return try await habit(owner, habitId, on: nil)
     }
 

@@ -84,8 +84,6 @@ public struct TaskService: Sendable {
         }
     }
 
-    func metadata(_ owner: UUID) -> EventMetadata { EventMetadata(actor: "user:\(owner.uuidString.lowercased())") }
-
     struct Now {
         /// The logical today (day_start_hour applied).
         var today: LocalDate
@@ -123,7 +121,7 @@ public struct TaskService: Sendable {
             anchorDate: draft.repeat == nil ? nil : due, occurrence: 0)
         try await store.append(
             to: StreamName(id: TaskEvent.streamId(taskId), ownerId: owner, type: TaskEvent.streamType), expected: .noStream,
-            events: [NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(event), metadata: metadata(owner))])
+            events: [try NewEvent(event, metadata: .user(owner))])
         return try await task(owner, taskId)
     }
 
@@ -144,13 +142,13 @@ public struct TaskService: Sendable {
                 taskId: taskId, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? current.title,
                 notes: change.notes.applied(to: current.notes), priority: change.priority ?? current.priority, dueDate: due, dueTime: time,
                 anchorDate: reanchor)
-            return [NewEvent(type: TaskEvent.Changed.type, data: try EventCoding.encode(event), metadata: metadata(owner))]
+            return [try NewEvent(event, metadata: .user(owner))]
         }
     }
 
     public func delete(_ owner: UUID, _ taskId: UUID) async throws {
         _ = try await write(owner, taskId, answer: false) { _, _ in
-            [NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: taskId)), metadata: metadata(owner))]
+            [try NewEvent(TaskEvent.Deleted(taskId: taskId), metadata: .user(owner))]
         }
     }
 
@@ -168,10 +166,10 @@ public struct TaskService: Sendable {
                 let created = TaskEvent.Created(
                     taskId: next, seriesId: series.seriesId, title: current.title, notes: current.notes, priority: current.priority,
                     dueDate: due, dueTime: current.dueTime, repeat: rule, anchorDate: anchor, occurrence: occurrence)
-                events.append(NewEvent(type: TaskEvent.Created.type, data: try EventCoding.encode(created), metadata: metadata(owner)))
+                events.append(try NewEvent(created, metadata: .user(owner)))
             }
             let completed = TaskEvent.Completed(taskId: taskId, completedAt: clock.now(), nextTaskId: nextId)
-            events.insert(NewEvent(type: TaskEvent.Completed.type, data: try EventCoding.encode(completed), metadata: metadata(owner)), at: 0)
+            events.insert(try NewEvent(completed, metadata: .user(owner)), at: 0)
             return events
         }
     }
@@ -180,9 +178,9 @@ public struct TaskService: Sendable {
     public func uncomplete(_ owner: UUID, _ taskId: UUID) async throws -> TaskView {
         try await write(owner, taskId) { current, _ in
             guard current.completed else { return [] }
-            var events = [NewEvent(type: TaskEvent.Uncompleted.type, data: try EventCoding.encode(TaskEvent.Uncompleted(taskId: taskId)), metadata: metadata(owner))]
+            var events = [try NewEvent(TaskEvent.Uncompleted(taskId: taskId), metadata: .user(owner))]
             if let next = current.nextTaskId, let nextView = try? await task(owner, next), nextView.revision == 1 {
-                events.append(NewEvent(type: TaskEvent.Deleted.type, data: try EventCoding.encode(TaskEvent.Deleted(taskId: next)), metadata: metadata(owner)))
+                events.append(try NewEvent(TaskEvent.Deleted(taskId: next), metadata: .user(owner)))
             }
             return events
         }

@@ -7,7 +7,7 @@ public enum AccountEvent {
 
     public static func streamId(_ userId: UUID) -> String { "user-\(userId.uuidString.lowercased())" }
 
-    public struct Registered: Codable, Sendable, Equatable {
+    public struct Registered: DomainEvent, Equatable {
         public static let type = "user.registered"
         public var userId: UUID
         public var profile: UserProfile
@@ -18,7 +18,7 @@ public enum AccountEvent {
     }
 
     /// The profile after the change, whole: projections need no earlier state to apply it.
-    public struct ProfileChanged: Codable, Sendable, Equatable {
+    public struct ProfileChanged: DomainEvent, Equatable {
         public static let type = "user.profile_changed"
         public var userId: UUID
         public var profile: UserProfile
@@ -30,7 +30,7 @@ public enum AccountEvent {
         }
     }
 
-    public struct PasswordChanged: Codable, Sendable, Equatable {
+    public struct PasswordChanged: DomainEvent, Equatable {
         public static let type = "user.password_changed"
         public var userId: UUID
         public var reason: String
@@ -40,7 +40,7 @@ public enum AccountEvent {
         }
     }
 
-    public struct DeviceRegistered: Codable, Sendable, Equatable {
+    public struct DeviceRegistered: DomainEvent, Equatable {
         public static let type = "device.registered"
         public var userId: UUID
         public var deviceId: UUID
@@ -56,7 +56,7 @@ public enum AccountEvent {
         }
     }
 
-    public struct DeviceRevoked: Codable, Sendable, Equatable {
+    public struct DeviceRevoked: DomainEvent, Equatable {
         public static let type = "device.revoked"
         public var userId: UUID
         public var deviceId: UUID

@@ -7,7 +7,7 @@ public enum HabitEvent {
 
     public enum Kind: String, Codable, Sendable { case boolean, numeric }
 
-    public struct Created: Codable, Sendable, Equatable {
+    public struct Created: DomainEvent, Equatable {
         public static let type = "habit.created"
         public var habitId: UUID
         public var name: String
@@ -34,7 +34,7 @@ public enum HabitEvent {
     }
 
     /// Only the fields that changed; a schedule change carries the date it applies from.
-    public struct Changed: Codable, Sendable, Equatable {
+    public struct Changed: DomainEvent, Equatable {
         public static let type = "habit.changed"
         public var habitId: UUID
         public var name: String?
@@ -67,7 +67,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct Archived: Codable, Sendable, Equatable {
+    public struct Archived: DomainEvent, Equatable {
         public static let type = "habit.archived"
         public var habitId: UUID
         public init(habitId: UUID) {
@@ -75,7 +75,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct Restored: Codable, Sendable, Equatable {
+    public struct Restored: DomainEvent, Equatable {
         public static let type = "habit.restored"
         public var habitId: UUID
         public init(habitId: UUID) {
@@ -83,7 +83,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct Logged: Codable, Sendable, Equatable {
+    public struct Logged: DomainEvent, Equatable {
         public static let type = "habit.logged"
         public var habitId: UUID
         /// The local date the log counts for; it never moves when the user changes zone.
@@ -96,7 +96,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct LogRemoved: Codable, Sendable, Equatable {
+    public struct LogRemoved: DomainEvent, Equatable {
         public static let type = "habit.log_removed"
         public var habitId: UUID
         public var date: LocalDate
@@ -106,7 +106,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct FreezeAdded: Codable, Sendable, Equatable {
+    public struct FreezeAdded: DomainEvent, Equatable {
         public static let type = "habit.freeze_added"
         public var habitId: UUID
         public var freezeId: UUID
@@ -122,7 +122,7 @@ public enum HabitEvent {
         }
     }
 
-    public struct FreezeRemoved: Codable, Sendable, Equatable {
+    public struct FreezeRemoved: DomainEvent, Equatable {
         public static let type = "habit.freeze_removed"
         public var habitId: UUID
         public var freezeId: UUID

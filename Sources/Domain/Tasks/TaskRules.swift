@@ -71,7 +71,7 @@ public enum TaskEvent {
     public static let streamType = "task"
     public static func streamId(_ seriesId: UUID) -> String { "task-\(seriesId.uuidString.lowercased())" }
 
-    public struct Created: Codable, Sendable, Equatable {
+    public struct Created: DomainEvent, Equatable {
         public static let type = "task.created"
         public var taskId: UUID
         public var seriesId: UUID
@@ -99,7 +99,7 @@ public enum TaskEvent {
     }
 
     /// The task's fields after the change, whole.
-    public struct Changed: Codable, Sendable, Equatable {
+    public struct Changed: DomainEvent, Equatable {
         public static let type = "task.changed"
         public var taskId: UUID
         public var title: String
@@ -122,7 +122,7 @@ public enum TaskEvent {
         }
     }
 
-    public struct Completed: Codable, Sendable, Equatable {
+    public struct Completed: DomainEvent, Equatable {
         public static let type = "task.completed"
         public var taskId: UUID
         public var completedAt: Date
@@ -135,13 +135,13 @@ public enum TaskEvent {
         }
     }
 
-    public struct Uncompleted: Codable, Sendable, Equatable {
+    public struct Uncompleted: DomainEvent, Equatable {
         public static let type = "task.uncompleted"
         public var taskId: UUID
         public init(taskId: UUID) { self.taskId = taskId }
     }
 
-    public struct Deleted: Codable, Sendable, Equatable {
+    public struct Deleted: DomainEvent, Equatable {
         public static let type = "task.deleted"
         public var taskId: UUID
         public init(taskId: UUID) { self.taskId = taskId }

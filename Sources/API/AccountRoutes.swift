@@ -128,8 +128,7 @@ struct AccountRoutes {
             return Page(items: page.map { DeviceDTO($0) }, nextCursor: next)
         }
         user.delete("devices/{id}") { _, context in
-            guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw AuthError.notFound }
-            try await accounts.revokeDevice(context.userId, deviceId: id)
+            try await accounts.revokeDevice(context.userId, deviceId: try context.resourceId())
             return Response(status: .noContent)
         }
         user.post("devices/pairing-codes") { _, context in

@@ -118,6 +118,15 @@ enum Cursor {
     }
 }
 
+extension RequestContext {
+    /// A resource id from the path; one that is not a UUID names nothing, so it is a 404 like
+    /// any unknown (or another user's) id.
+    func resourceId(_ name: String = "id") throws -> UUID {
+        guard let id = parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound() }
+        return id
+    }
+}
+
 /// `If-Match: "3"` → 3; absent or `*` → nil.
 enum ETag {
     static func header(_ version: Int64) -> String { "\"\(version)\"" }

@@ -71,17 +71,6 @@ struct HabitDTO: ResponseEncodable {
 struct HabitRoutes {
     let habits: HabitService
 
-    struct CreateRequest: Decodable {
-        var name: String
-        var emoji: String?
-        var color: String?
-        var kind: String
-        var target: Decimal?
-        var unit: String?
-        var schedule: HabitSchedule
-        var startDate: String?
-        var reminderTime: String?
-    }
     struct LogRequest: Decodable {
         var date: String?
         var value: Decimal?
@@ -106,11 +95,6 @@ struct HabitRoutes {
     }
     struct Items<T: Encodable & Sendable>: ResponseEncodable { var items: [T] }
 
-    static func id(_ context: UserRequestContext, _ name: String = "id") throws -> UUID {
-        guard let id = context.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw HabitError.notFound }
-        return id
-    }
-
     static func date(_ request: Request, _ name: String) throws -> LocalDate? {
         guard let raw = request.uri.queryParameters.get(name) else { return nil }
         guard let date = LocalDate(String(raw)) else { throw Problem.invalid([.init(field: name, message: "must be a date as YYYY-MM-DD")]) }
@@ -130,54 +114,51 @@ struct HabitRoutes {
         let habits = self.habits
         let user = api.group("habits", context: UserRequestContext.self)
         user.post { request, context in
-            let body = try await request.json(CreateRequest.self, context: context)
-            let view = try await habits.create(context.userId, .init(
-                name: body.name, emoji: body.emoji, color: body.color, kind: body.kind, target: body.target, unit: body.unit,
-                schedule: body.schedule, startDate: body.startDate, reminderTime: body.reminderTime))
+            let view = try await habits.create(context.userId, try await request.json(HabitService.Definition.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.get { request, context in
             Items(items: try await habits.list(context.userId, on: try Self.date(request, "date")).map(HabitDTO.init))
         }
         user.get("{id}") { request, context in
-            let view = try await habits.habit(context.userId, try Self.id(context), on: try Self.date(request, "date"))
+            let view = try await habits.habit(context.userId, try context.resourceId(), on: try Self.date(request, "date"))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.patch("{id}") { request, context in
             let change = try await request.json(HabitService.Change.self, context: context)
-            let view = try await habits.update(context.userId, try Self.id(context), change: change, ifMatch: try ETag.ifMatch(request))
+            let view = try await habits.update(context.userId, try context.resourceId(), change: change, ifMatch: try ETag.ifMatch(request))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.delete("{id}") { _, context in
-            _ = try await habits.setArchived(context.userId, try Self.id(context), archived: true)
+            _ = try await habits.setArchived(context.userId, try context.resourceId(), archived: true)
             return Response(status: .noContent)
         }
         user.post("{id}/restore") { _, context in
-            HabitDTO(try await habits.setArchived(context.userId, try Self.id(context), archived: false))
+            HabitDTO(try await habits.setArchived(context.userId, try context.resourceId(), archived: false))
         }
         user.post("{id}/logs") { request, context in
             let body = try await request.json(LogRequest.self, context: context)
-            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.userId, try Self.id(context), date: body.date, value: body.value)))
+            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.userId, try context.resourceId(), date: body.date, value: body.value)))
         }
         user.get("{id}/logs") { request, context in
-            let id = try Self.id(context)
+            let id = try context.resourceId()
             let today = try await habits.habit(context.userId, id, on: nil).date
             let (from, to) = try Self.range(request, today: today)
             return Items(items: try await habits.logs(context.userId, id, from: from, to: to).map { LogDTO(date: $0.0.description, value: $0.1) })
         }
         user.delete("{id}/logs/{date}") { _, context in
-            HabitDTO(try await habits.removeLog(context.userId, try Self.id(context), date: context.parameters.get("date") ?? ""))
+            HabitDTO(try await habits.removeLog(context.userId, try context.resourceId(), date: context.parameters.get("date") ?? ""))
         }
         user.post("{id}/freezes") { request, context in
             let body = try await request.json(FreezeRequest.self, context: context)
-            let (freezeId, view) = try await habits.addFreeze(context.userId, try Self.id(context), from: body.from, to: body.to, reason: body.reason)
+            let (freezeId, view) = try await habits.addFreeze(context.userId, try context.resourceId(), from: body.from, to: body.to, reason: body.reason)
             return EditedResponse(status: .created, response: FreezeDTO(freezeId: freezeId.uuidString.lowercased(), habit: HabitDTO(view)))
         }
         user.delete("{id}/freezes/{freeze_id}") { _, context in
-            HabitDTO(try await habits.removeFreeze(context.userId, try Self.id(context), freezeId: try Self.id(context, "freeze_id")))
+            HabitDTO(try await habits.removeFreeze(context.userId, try context.resourceId(), freezeId: try context.resourceId("freeze_id")))
         }
         user.get("{id}/history") { request, context in
-            let id = try Self.id(context)
+            let id = try context.resourceId()
             let today = try await habits.habit(context.userId, id, on: nil).date
             let (from, to) = try Self.range(request, today: today)
             return Items(items: try await habits.history(context.userId, id, from: from, to: to).map {

@@ -36,6 +36,17 @@ components:
       required: false
       description: 'The one ETag the change is based on (or *; a weak W/ form names the same version); another version or an unknown tag answers 412; a list is 400'
       schema: { type: string, pattern: '^(\*|(W/)?"?[0-9]{1,18}"?)$', example: '"3"' }
+    Limit:
+      name: limit
+      in: query
+      required: false
+      schema: { type: integer, minimum: 1, maximum: 100, default: 50 }
+    Cursor:
+      name: cursor
+      in: query
+      required: false
+      description: The opaque next_cursor of the previous page
+      schema: { type: string }
     Lang:
       name: lang
       in: query
@@ -469,8 +480,8 @@ paths:
       summary: Active devices (keys are never shown again)
       security: [{ bearer: [] }]
       parameters:
-        - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 50 } }
-        - { name: cursor, in: query, required: false, schema: { type: string } }
+        - { $ref: '#/components/parameters/Limit' }
+        - { $ref: '#/components/parameters/Cursor' }
       responses:
         '200':
           description: A page of devices
@@ -753,8 +764,8 @@ paths:
       security: [{ bearer: [] }]
       parameters:
         - { name: filter, in: query, required: false, schema: { type: string, enum: [open, today, overdue, completed, all], default: open } }
-        - { name: limit, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 50 } }
-        - { name: cursor, in: query, required: false, schema: { type: string } }
+        - { $ref: '#/components/parameters/Limit' }
+        - { $ref: '#/components/parameters/Cursor' }
       responses:
         '200':
           description: A page of tasks

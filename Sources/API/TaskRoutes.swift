@@ -41,11 +41,6 @@ struct TaskDTO: ResponseEncodable {
 struct TaskRoutes {
     let tasks: TaskService
 
-    static func id(_ context: UserRequestContext) throws -> UUID {
-        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw TaskError.notFound }
-        return id
-    }
-
     func register(on api: RouterGroup<AppRequestContext>) {
         let tasks = self.tasks
         let user = api.group("tasks", context: UserRequestContext.self)
@@ -66,23 +61,23 @@ struct TaskRoutes {
             return Page(items: page.map(TaskDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.sortKey) } : nil)
         }
         user.get("{id}") { _, context in
-            let view = try await tasks.task(context.userId, try Self.id(context))
+            let view = try await tasks.task(context.userId, try context.resourceId())
             return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
         }
         user.patch("{id}") { request, context in
             let change = try await request.json(TaskService.Change.self, context: context)
-            let view = try await tasks.update(context.userId, try Self.id(context), change, ifMatch: try ETag.ifMatch(request).map { Int($0) })
+            let view = try await tasks.update(context.userId, try context.resourceId(), change, ifMatch: try ETag.ifMatch(request).map { Int($0) })
             return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
         }
         user.delete("{id}") { _, context in
-            try await tasks.delete(context.userId, try Self.id(context))
+            try await tasks.delete(context.userId, try context.resourceId())
             return Response(status: .noContent)
         }
         user.post("{id}/complete") { _, context in
-            TaskDTO(try await tasks.complete(context.userId, try Self.id(context)))
+            TaskDTO(try await tasks.complete(context.userId, try context.resourceId()))
         }
         user.post("{id}/uncomplete") { _, context in
-            TaskDTO(try await tasks.uncomplete(context.userId, try Self.id(context)))
+            TaskDTO(try await tasks.uncomplete(context.userId, try context.resourceId()))
         }
     }
 }

@@ -83,7 +83,8 @@ public struct HabitService: Sendable {
 
     // MARK: Commands
 
-    public struct Definition: Sendable {
+    /// A new habit, as `POST /habits` sends it.
+    public struct Definition: Sendable, Decodable {
         public var name: String
         public var emoji: String?
         public var color: String?
@@ -93,18 +94,6 @@ public struct HabitService: Sendable {
         public var schedule: HabitSchedule
         public var startDate: String?
         public var reminderTime: String?
-        public init(name: String, emoji: String?, color: String?, kind: String, target: Decimal?, unit: String?,
-                    schedule: HabitSchedule, startDate: String?, reminderTime: String?) {
-            self.name = name
-            self.emoji = emoji
-            self.color = color
-            self.kind = kind
-            self.target = target
-            self.unit = unit
-            self.schedule = schedule
-            self.startDate = startDate
-            self.reminderTime = reminderTime
-        }
     }
 
     func stream(_ habitId: UUID, owner: UUID) -> StreamName {

@@ -63,6 +63,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
+            // The OpenAPI document's YAML files; .copy keeps the folder (.process would flatten it).
+            resources: [.copy("OpenAPI")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -94,7 +96,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ProjectionsTests",
-            dependencies: ["Projections", "EventStore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["API", "Projections", "EventStore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",

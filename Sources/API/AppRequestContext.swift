@@ -11,6 +11,9 @@ public struct AppRequestContext: RequestContext {
     /// client that keeps sending a stale token can still log in, refresh or pair.
     public var authFailure: AuthError?
     public let remoteAddress: String
+    /// Set by the idempotency middleware from the request's Idempotency-Key: the seed of the ids
+    /// the command creates, so a retry creates the same ones.
+    public var idempotencySeed: [UInt8]?
 
     public init(source: Source) {
         coreContext = .init(source: source)
@@ -46,6 +49,7 @@ public struct UserRequestContext: ChildRequestContext {
     public let userId: UUID
     public let sessionId: UUID
     public let remoteAddress: String
+    let idempotencySeed: [UInt8]?
 
     public init(context: AppRequestContext) throws {
         switch context.identity {
@@ -59,6 +63,12 @@ public struct UserRequestContext: ChildRequestContext {
         }
         coreContext = context.coreContext
         remoteAddress = context.remoteAddress
+        idempotencySeed = context.idempotencySeed
+    }
+
+    /// The caller and what of the request a command depends on.
+    public func command(ifMatch: Int64? = nil) -> CommandContext {
+        CommandContext(userId: userId, idempotencySeed: idempotencySeed, ifMatch: ifMatch)
     }
 
     public var maxUploadSize: Int { 100 * 1024 * 1024 }

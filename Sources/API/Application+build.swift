@@ -8,35 +8,43 @@ import PostgresNIO
 import Projections
 import Prometheus
 
-/// Everything the HTTP application needs; the executable and the tests both build one.
+/// Everything the HTTP application needs, built once: the composition root. It makes the one
+/// event store (with every area's inline projectors and the configured logger) and hands it,
+/// with the clock and the logger, to every area.
 public struct AppDependencies: Sendable {
     public var client: PostgresClient
+    public var store: PostgresEventStore
     public var accounts: AccountService
-    public var habits: HabitService
-    public var tasks: TaskService
+    public var areas: [any Area]
     public var clock: any WallClock
     public var migrator: Migrator
     public var projectors: [any Projector]
     public var metrics: PrometheusCollectorRegistry
     public var maxBodyBytes: Int
     public var readinessTimeout: Duration
+    public var logger: Logger
 
     public init(
-        client: PostgresClient, accounts: AccountService, clock: any WallClock, migrator: Migrator, habits: HabitService? = nil, projectors: [any Projector] = ProjectionCatalog.all(),
-        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), maxBodyBytes: Int = 1_048_576,
-        readinessTimeout: Duration = .seconds(2)
-    ) {
+        client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
+        hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        maxBodyBytes: Int = 1_048_576, readinessTimeout: Duration = .seconds(2)
+    ) async throws {
+        let projectors = AreaCatalog.projectors
+        let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
+        let tokens = try await AccessTokens(keys: keys, clock: clock)
+        let accounts = try await AccountService(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
+        let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts)
         self.client = client
+        self.store = store
         self.accounts = accounts
+        self.areas = AreaCatalog.areas.map { $0.init(context) }
         self.clock = clock
-        let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: Logger(label: "lifelog"))
-        self.habits = habits ?? HabitService(store: store, clock: clock, logger: Logger(label: "lifelog"))
-        self.tasks = TaskService(store: store, clock: clock, logger: Logger(label: "lifelog"))
         self.migrator = migrator
         self.projectors = projectors
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
         self.readinessTimeout = readinessTimeout
+        self.logger = logger
     }
 }
 
@@ -45,20 +53,20 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(ProblemMiddleware(routes: routes))
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
-    router.middlewares.add(AuthMiddleware(accounts: dependencies.accounts))
-    router.middlewares.add(UserLanguageMiddleware(accounts: dependencies.accounts))
+    router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
+    router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))
     router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes,
                                                     fingerprintKeys: dependencies.accounts.requestFingerprintKeys))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
         .register(on: router)
     MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)
         .register(on: router)
-    AccountRoutes(accounts: dependencies.accounts).register(on: router.group("api/v1"))
-    HabitRoutes(habits: dependencies.habits).register(on: router.group("api/v1"))
-    TaskRoutes(tasks: dependencies.tasks).register(on: router.group("api/v1"))
+    let api = router.group("api/v1")
+    for area in dependencies.areas { area.register(on: api) }
+    let document = OpenAPIDocument.yaml
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+                 body: .init(byteBuffer: ByteBuffer(string: document)))
     }
     routes.load(from: router)
     return router
@@ -67,17 +75,17 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
 /// The HTTP application. Long-lived services (the database client, the async projectors) are
 /// run beside it by the caller, in one ServiceGroup.
 public func buildApplication(
-    _ dependencies: AppDependencies, host: String = "127.0.0.1", port: Int = 8080, logger: Logger
+    _ dependencies: AppDependencies, host: String = "127.0.0.1", port: Int = 8080
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(dependencies),
         configuration: .init(address: .hostname(host, port: port), serverName: "lifelog"),
-        logger: logger)
+        logger: dependencies.logger)
 }
 
-/// Builds the event store with every inline projector and the account service on `client`.
+/// The account service alone, over an event store with every inline projector: for the CLI.
 public func makeAccountService(client: PostgresClient, keys: [SigningKey], clock: any WallClock, hasher: PasswordHasher = PasswordHasher(), logger: Logger) async throws -> AccountService {
-    let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: ProjectionCatalog.all()), logger: logger)
+    let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
     let tokens = try await AccessTokens(keys: keys, clock: clock)
     return try await AccountService(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
 }

@@ -9,7 +9,7 @@ import Hummingbird
 /// an identity; no credential leaves the identity empty for that context to refuse.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let accounts: AccountService
+    let sessions: SessionService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
@@ -27,10 +27,10 @@ struct AuthMiddleware: RouterMiddleware {
                 }
                 let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
                 context.identity = token.hasPrefix("lld_")
-                    ? try await accounts.authenticate(deviceKey: token)
-                    : try await accounts.authenticate(accessToken: token)
+                    ? try await sessions.authenticate(deviceKey: token)
+                    : try await sessions.authenticate(accessToken: token)
             } else if let key = headerKey ?? queryKey {
-                context.identity = try await accounts.authenticate(deviceKey: key)
+                context.identity = try await sessions.authenticate(deviceKey: key)
             }
         } catch let failure as AuthError {
             context.authFailure = failure

@@ -3,76 +3,6 @@ import Domain
 import Foundation
 import Hummingbird
 
-struct RemindersDTO: Codable {
-    var morningTime: String
-    var eveningTime: String
-    var enabledKinds: [String]
-}
-
-struct UserDTO: ResponseEncodable {
-    var id: String
-    var email: String
-    var name: String
-    var timezone: String
-    var dayStartHour: Int
-    var weekStart: Int
-    var currency: String
-    var language: String
-    var reminders: RemindersDTO
-    var createdAt: Date
-    var version: Int64
-
-    init(_ user: UserRecord) {
-        let p = user.profile
-        id = user.id.uuidString.lowercased()
-        email = p.email
-        name = p.name
-        timezone = p.timezone
-        dayStartHour = p.dayStartHour
-        weekStart = p.weekStart
-        currency = p.currency
-        language = p.language.rawValue
-        reminders = RemindersDTO(morningTime: p.morningTime.description, eveningTime: p.eveningTime.description,
-                                 enabledKinds: p.reminderKinds.map(\.rawValue))
-        createdAt = user.createdAt
-        version = user.version
-    }
-}
-
-struct TokenDTO: ResponseEncodable {
-    var accessToken: String
-    var refreshToken: String
-    var tokenType = "Bearer"
-    var expiresIn: Int
-    var user: UserDTO?
-
-    init(_ pair: TokenPair, user: UserRecord? = nil) {
-        accessToken = pair.accessToken
-        refreshToken = pair.refreshToken
-        expiresIn = pair.expiresIn
-        self.user = user.map(UserDTO.init)
-    }
-}
-
-struct DeviceDTO: ResponseEncodable {
-    var id: String
-    var name: String
-    var kind: String
-    var createdAt: Date
-    var lastUsedAt: Date?
-    /// Present once, in the answer that created the device.
-    var apiKey: String?
-
-    init(_ device: DeviceRecord, apiKey: String? = nil) {
-        id = device.id.uuidString.lowercased()
-        name = device.name
-        kind = device.kind
-        createdAt = device.createdAt
-        lastUsedAt = device.lastUsedAt
-        self.apiKey = apiKey
-    }
-}
-
 struct Page<Item: Encodable & Sendable>: ResponseEncodable {
     var items: [Item]
     var nextCursor: String?
@@ -82,12 +12,6 @@ struct Page<Item: Encodable & Sendable>: ResponseEncodable {
 /// this server (a date that does not exist, a priority out of range) is refused before use.
 protocol CursorPosition: Decodable {
     var isPlausible: Bool { get }
-}
-
-extension TaskCursor: CursorPosition {
-    public var isPlausible: Bool {
-        LocalDate(due) != nil && (1...3).contains(priority) && (0...4_102_444_800_000_000).contains(createdMicros)
-    }
 }
 
 /// Opaque cursors: base64url of a small JSON position. Clients pass them back unchanged.

@@ -7,12 +7,18 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// `Idempotency-Key` on POST: the same key with the same request replays the first response
 /// (status and body); the same key with another request is 422. Keys are per user, kept at least
 /// 24 hours. Only successful responses are kept: a failed request may be retried with its key.
 /// Secrets in a response (a device key, tokens, a pairing code) are never stored: a replay says
 /// what was created, with those fields left out, and the `Idempotent-Replayed` header.
+///
+/// The key also seeds the ids the command creates (`CommandContext.newId`), so the work itself is
+/// idempotent, not only the answer: a retry whose first attempt is still running waits for its
+/// answer (up to `inFlightWait`), and after that, or after the first attempt's server died, runs
+/// the command again, which finds the events its first attempt stored and stores nothing twice.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name.idempotencyKey
@@ -23,6 +29,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// (`POST /me/password`), and a plain hash kept for two days would let anyone with a dump and
     /// the old password try guesses at the new one at hashing speed. The first key is current.
     let fingerprintKeys: [SymmetricKey]
+    /// How long a retry waits for the answer of a first attempt that is still running.
+    var inFlightWait: Duration = .seconds(5)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .post, let key = request.headers[Self.header], let userId = context.identity?.userId else {
@@ -42,42 +50,55 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let now = clock.now()
         let logger = context.logger
 
+        // The seed of the command's ids: the user, the key and the request, keyed, so another
+        // key or another body never meets this request's ids, and a dump reveals no body.
+        var seedMessage = Data(userId.uuidString.utf8)
+        seedMessage.append(0)
+        seedMessage.append(Data(key.utf8))
+        seedMessage.append(0)
+        seedMessage.append(Data(buffer: requestHash))
+        var context = context
+        context.idempotencySeed = fingerprintKeys.first.map { Array(HMAC<SHA256>.authenticationCode(for: seedMessage, using: $0)) }
+
         var claimed = false
-        // A claim left by a request that died (status still empty after a minute) is taken over.
         for try await _ in try await client.query("""
-            INSERT INTO idempotency_keys AS k (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
-            ON CONFLICT (user_id, key) DO UPDATE SET created_at = excluded.created_at, request_hash = excluded.request_hash
-              WHERE k.status IS NULL AND k.created_at < \(now.addingTimeInterval(-60)) AND k.request_hash = excluded.request_hash
+            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
+            ON CONFLICT (user_id, key) DO NOTHING
             RETURNING 1
             """, logger: logger) { claimed = true }
         if !claimed {
-            return try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger)
+            // Answered already (replayed), another request (422), or still running: wait for it,
+            // then do the work here; the ids it derives find what the first attempt stored.
+            let polls = Int(inFlightWait / .milliseconds(50))
+            for poll in 0...polls {
+                if let stored = try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger) { return stored }
+                if poll < polls { try await Task.sleep(for: .milliseconds(50)) }
+            }
         }
         let response: Response
         let bytes: ByteBuffer
         do {
             response = try await next(request, context)
             guard (200..<300).contains(response.status.code) else {
-                try await release(userId: userId, key: key, logger: logger)
+                if claimed { try await release(userId: userId, key: key, logger: logger) }
                 return response
             }
             let collected = CollectedBody()
             try await response.body.write(BodyCollector(target: collected))
-            bytes = collected.buffer
+            bytes = collected.buffer.withLock { $0 }
         } catch {
-            try? await release(userId: userId, key: key, logger: logger)
+            if claimed { try? await release(userId: userId, key: key, logger: logger) }
             throw error
         }
-        // The work is done: keeping the answer must not turn it into a failure, nor free the key
-        // for a retry that would do the work again. A failure to keep it is retried briefly; if it
-        // still fails, the claim stays (a retry hears "in progress" until the claim goes stale
-        // after a minute) and the failure is logged.
+        // The work is done: keeping the answer must not turn it into a failure. A failure to keep
+        // it is retried briefly, then logged; a retry then runs the command again, which finds
+        // its events by their ids and answers from them.
         for attempt in 1...3 {
             do {
                 try await client.run("""
                     UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
                       body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
-                    WHERE user_id = \(userId) AND key = \(key)
+                    WHERE user_id = \(userId) AND key = \(key) AND status IS NULL
                     """, logger: logger)
                 try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
                 break
@@ -111,7 +132,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
         try await client.run("DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND status IS NULL", logger: logger)
     }
 
-    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Response {
+    /// The stored answer; nil while the first attempt has not answered. Another request under
+    /// the same key is 422.
+    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Response? {
         let rows = try await client.query("""
             SELECT request_hash, status, content_type, body, etag, location FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)
@@ -119,30 +142,29 @@ struct IdempotencyMiddleware: RouterMiddleware {
             guard fingerprints.contains(hash) else {
                 throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
             }
-            guard let status, let body else {
-                throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
-            }
+            guard let status, let body else { return nil }
             var headers: HTTPFields = [.idempotentReplayed: "true"]
             if let contentType { headers[.contentType] = contentType }
             if let etag { headers[.eTag] = etag }
             if let location { headers[.location] = location }
             return Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body))
         }
-        throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
+        return nil
     }
 }
 
 /// Collects a response body so it can be stored and sent again.
-final class CollectedBody: @unchecked Sendable {
-    // Written by one writer in sequence, read after it has finished.
-    var buffer = ByteBuffer()
+final class CollectedBody: Sendable {
+    let buffer = Mutex(ByteBuffer())
 }
 
 struct BodyCollector: ResponseBodyWriter {
     let target: CollectedBody
     mutating func write(_ buffer: ByteBuffer) async throws {
-        var incoming = buffer
-        target.buffer.writeBuffer(&incoming)
+        target.buffer.withLock { collected in
+            var incoming = buffer
+            collected.writeBuffer(&incoming)
+        }
     }
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }

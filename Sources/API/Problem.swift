@@ -77,7 +77,17 @@ extension Problem: HTTPResponseError {
     }
 }
 
-/// The one place where typed errors become HTTP answers.
+extension Problem {
+    /// The answer for an error that describes itself; every area's errors do.
+    init(_ described: any ProblemDescribing) {
+        let fields = described.fieldErrors.map { FieldError(field: $0.field, message: $0.message) }
+        self.init(type: Problem.base + described.slug, title: described.title, status: described.status, detail: described.detail,
+                  errors: fields.isEmpty ? nil : fields, retryAfter: described.retryAfterSeconds)
+    }
+}
+
+/// The one place where errors become HTTP answers: errors that describe themselves
+/// (`ProblemDescribing`: every area's), and those of the libraries underneath.
 public enum ProblemMapping {
     public static func problem(for error: any Error) -> Problem? {
         let error = PostgresErrors.unwrap(error)
@@ -86,20 +96,8 @@ public enum ProblemMapping {
             return problem
         case let http as HTTPError:
             return httpProblem(http)
-        case let failure as ValidationFailure:
-            return .invalid(failure.errors.map { Problem.FieldError(field: $0.field, message: $0.message) })
-        case let auth as AuthError:
-            return authProblem(auth)
-        case let task as TaskError:
-            switch task {
-            case .notFound: return .notFound()
-            case .versionMismatch(let current): return authProblem(.versionMismatch(current: Int64(current)))
-            }
-        case let habit as HabitError:
-            switch habit {
-            case .notFound: return .notFound()
-            case .versionMismatch(let current): return authProblem(.versionMismatch(current: current))
-            }
+        case let described as any ProblemDescribing:
+            return Problem(described)
         case let storeError as EventStoreError:
             switch storeError {
             case .wrongExpectedVersion:
@@ -132,34 +130,6 @@ public enum ProblemMapping {
                 return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])
             }
             return nil
-        }
-    }
-
-    static func authProblem(_ auth: AuthError) -> Problem {
-        switch auth {
-        case .invalidCredentials:
-            Problem(type: Problem.base + "invalid-credentials", title: "Invalid credentials", status: 401,
-                    detail: "The email or the password is wrong.")
-        case .throttled(let seconds):
-            Problem(type: Problem.base + "throttled", title: "Too many attempts", status: 429,
-                    detail: "Too many failed attempts; try again in \(seconds) seconds.", retryAfter: seconds)
-        case .unauthenticated(let detail):
-            Problem(type: Problem.base + "unauthenticated", title: "Unauthenticated", status: 401, detail: detail)
-        case .forbidden(let detail):
-            Problem(type: Problem.base + "forbidden", title: "Forbidden", status: 403, detail: detail)
-        case .invalidRefreshToken:
-            Problem(type: Problem.base + "invalid-refresh-token", title: "Unauthenticated", status: 401,
-                    detail: "The refresh token is not valid (spent, expired or revoked); log in again.")
-        case .emailTaken:
-            Problem(type: Problem.base + "email-taken", title: "Conflict", status: 409, detail: "An account with this email already exists.")
-        case .notFound:
-            .notFound()
-        case .invalidPairingCode:
-            Problem(type: Problem.base + "invalid-pairing-code", title: "Unauthenticated", status: 401,
-                    detail: "The pairing code is wrong, expired or already used.")
-        case .versionMismatch(let current):
-            Problem(type: Problem.base + "precondition-failed", title: "Precondition failed", status: 412,
-                    detail: "The resource is at version \(current); reload it and apply the change again.")
         }
     }
 

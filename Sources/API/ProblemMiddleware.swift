@@ -61,7 +61,7 @@ struct InUserLanguage: HTTPResponseError {
 /// user's language when `?lang=` and `Accept-Language` name none we speak (DESIGN §5).
 struct UserLanguageMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    let accounts: AccountService
+    let profiles: ProfileService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -70,7 +70,7 @@ struct UserLanguageMiddleware: RouterMiddleware {
             // No lookup when the query decides anyway, or when the database is what failed.
             guard let userId = context.identity?.userId, request.uri.queryParameters.get("lang") == nil,
                   ProblemMapping.problem(for: error)?.statusCode != 503,
-                  let language = try? await accounts.user(userId).profile.language, language != .en else { throw error }
+                  let language = try? await profiles.user(userId).profile.language, language != .en else { throw error }
             throw InUserLanguage(underlying: error, language: language)
         }
     }

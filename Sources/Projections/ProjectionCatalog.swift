@@ -1,16 +1,12 @@
-/// Every projector lifelog runs. Each area adds its own here.
+/// The projectors of the log itself, which every deployment runs. Each area's projectors are
+/// listed by its area (`AreaCatalog` in the API target), which adds these.
 public enum ProjectionCatalog {
-    public static func all() -> [any Projector] {
-        [
-            StreamSummaryProjector(),
-            OwnerActivityProjector(),
-            AccountsProjector(),
-            HabitsProjector(),
-            TasksProjector(),
-        ]
-    }
+    public static let infrastructure: [any Projector] = [
+        StreamSummaryProjector(),
+        OwnerActivityProjector(),
+    ]
 
-    public static func named(_ name: String, in projectors: [any Projector] = all()) -> (any Projector)? {
+    public static func named(_ name: String, in projectors: [any Projector]) -> (any Projector)? {
         projectors.first { $0.name == name }
     }
 }

@@ -1,3 +1,4 @@
+import API
 import ArgumentParser
 import Core
 import EventStore
@@ -17,7 +18,7 @@ struct ProjectionsCommand: AsyncParsableCommand {
             let configuration = try Environment.configuration()
             let logger = Environment.logger("lifelog.projections", level: .warning)
             let statuses = try await Environment.withOwnerClient(configuration, logger: logger) { client in
-                try await ProjectorStatus.load(ProjectionCatalog.all(), client: client, logger: logger)
+                try await ProjectorStatus.load(AreaCatalog.projectors, client: client, logger: logger)
             }
             let rows = [["PROJECTOR", "MODE", "CHECKPOINT", "LAG EVENTS", "LAG SECONDS"]] + statuses.map {
                 [$0.name, $0.mode.rawValue, $0.checkpoint.map { "\($0)" } ?? "in the append's transaction",
@@ -50,7 +51,7 @@ struct ProjectionsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let catalog = ProjectionCatalog.all()
+            let catalog = AreaCatalog.projectors
             let projectors: [any Projector]
             if all {
                 projectors = catalog

@@ -42,13 +42,13 @@ struct Serve: AsyncParsableCommand {
                 role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections),
             backgroundLogger: logger)
         let clock = SystemClock()
-        // The account service needs the pool running (its decoy hash is made on the thread pool
-        // only), so it is built before the group starts and uses the pool once the group runs.
-        let accounts = try await makeAccountService(client: client, keys: configuration.signingKeys, clock: clock, logger: logger)
-        let dependencies = AppDependencies(
-            client: client, accounts: accounts, clock: clock, migrator: migrator, metrics: registry,
+        // The composition root: one event store, with the configured logger, for every area. The
+        // account service needs no pool to be built (its decoy hash is made on the thread pool),
+        // so this happens before the group starts; the pool is used once the group runs.
+        let dependencies = try await AppDependencies(
+            client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
             maxBodyBytes: configuration.maxBodyBytes)
-        let app = buildApplication(dependencies, host: configuration.host, port: configuration.port, logger: logger)
+        let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
             projectors: dependencies.projectors, pollInterval: configuration.projectorPollInterval, logger: logger)

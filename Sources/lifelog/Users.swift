@@ -23,7 +23,7 @@ struct UsersCommand: AsyncParsableCommand {
                 throw CLIError(failure.errors.map { "\($0.field) \($0.message)" }.joined(separator: "; "))
             } catch AuthError.emailTaken {
                 throw CLIError("an account with this email already exists")
-            } catch AuthError.notFound {
+            } catch ResourceError.notFound {
                 throw CLIError("no account has this email")
             }
         }
@@ -42,10 +42,10 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             guard passwordStdin else { throw CLIError("pass --password-stdin and give the password on standard input") }
             guard let password = readLine(strippingNewline: true), !password.isEmpty else { throw CLIError("no password on standard input") }
-            let registration = AccountService.Registration(
+            let registration = SessionService.Registration(
                 email: email, password: password, name: name ?? String(email.split(separator: "@").first ?? "user"),
                 timezone: timezone, language: language, currency: currency)
-            let user = try await UsersCommand.withAccounts { accounts in try await accounts.register(registration).0 }
+            let user = try await UsersCommand.withAccounts { accounts in try await accounts.sessions.register(registration).0 }
             print("created \(user.profile.email) (\(user.id.uuidString.lowercased()))")
         }
     }
@@ -57,7 +57,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let email = self.email
-            let password = try await UsersCommand.withAccounts { accounts in try await accounts.resetPassword(email: email) }
+            let password = try await UsersCommand.withAccounts { accounts in try await accounts.operators.resetPassword(email: email) }
             print(password)
         }
     }
@@ -66,7 +66,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List accounts.")
 
         func run() async throws {
-            let users = try await UsersCommand.withAccounts { accounts in try await accounts.listUsers() }
+            let users = try await UsersCommand.withAccounts { accounts in try await accounts.operators.listUsers() }
             let formatter = ISO8601DateFormatter()
             for user in users {
                 print("\(user.id.uuidString.lowercased())  \(user.email)  \(user.name)  \(formatter.string(from: user.createdAt))")

@@ -1,5 +1,6 @@
 import API
 import Core
+import Domain
 import EventStore
 import Foundation
 import HTTPTypes
@@ -195,16 +196,16 @@ import TestSupport
     @Test func resetPasswordGivesANewPasswordAndEndsEverySession() async throws {
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("reset@example.com").string("access_token"))
-            let password = try await harness.accounts.resetPassword(email: "RESET@example.com")
+            let password = try await harness.accounts.operators.resetPassword(email: "RESET@example.com")
             #expect(password.count >= 16)
             #expect(try await http.call(.get, "/api/v1/me", token: token).status == .unauthorized)
             let old = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"reset@example.com","password":"correct horse battery"}"#)
             #expect(old.status == .unauthorized)
             let new = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"reset@example.com","password":"\#(password)"}"#)
             #expect(new.status == .ok)
-            let users = try await harness.accounts.listUsers()
+            let users = try await harness.accounts.operators.listUsers()
             #expect(users.map(\.email) == ["reset@example.com"])
-            await #expect(throws: AuthError.notFound) { try await harness.accounts.resetPassword(email: "nobody@example.com") }
+            await #expect(throws: ResourceError.notFound) { try await harness.accounts.operators.resetPassword(email: "nobody@example.com") }
         }
     }
 }

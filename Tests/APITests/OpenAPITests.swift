@@ -1,15 +1,19 @@
-import API
-import Core
+// @testable: the DTOs, their encoder and the views they are made from are internal.
+@testable import API
+@testable import Core
+@testable import Domain
 import EventStore
+@testable import Projections
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Domain
 import HummingbirdTesting
 import Testing
 import TestSupport
 
 @Suite struct OpenAPITests {
+    static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
     /// Paths and methods of the document, read from its `paths:` section.
     static func documented(_ yaml: String) -> Set<String> {
         var result: Set<String> = []
@@ -32,18 +36,15 @@ import TestSupport
 
     @Test func theDocumentCoversEveryRegisteredRouteAndNoOther() async throws {
         try await TestDatabase.withAppClient { _, client in
-            let clock = MutableClock(Date())
-            let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: TestDatabase.logger)
+            let dependencies = try await AppDependencies.forTests(client: client)
             let routes = RouteTable()
-            _ = buildRouter(AppDependencies(client: client, accounts: accounts, clock: clock,
-                                            migrator: try Migrator(directory: TestDatabase.schemaDirectory)), routes: routes)
+            _ = buildRouter(dependencies, routes: routes)
             let registered = Set(routes.all().map { route in
                 // The router writes parameters as {id} or :id; the document as {id}.
                 let path = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
                 return "\(route.method) /" + path.joined(separator: "/")
             })
-            let app = buildApplication(AppDependencies(client: client, accounts: accounts, clock: clock,
-                                                       migrator: try Migrator(directory: TestDatabase.schemaDirectory)), logger: TestDatabase.logger)
+            let app = buildApplication(dependencies)
             try await app.test(.router) { http in
                 let response = try await http.call(.get, "/openapi.yaml")
                 #expect(response.status == .ok)
@@ -54,5 +55,346 @@ import TestSupport
                 #expect(registered.count > 15)
             }
         }
+    }
+
+    // MARK: - The files and their merge
+
+    @Test func theMergeGivesBaseHeaderThenEachComponentKindOnceThenPaths() {
+        let base = "# a comment\nopenapi: 3.1.0\ninfo:\n  title: t\ncomponents:\n  schemas:\n    A: { type: string }\n"
+        let first = "components:\r\n  schemas:\r\n    B: { type: string }\r\n  parameters:\r\n    P: { name: p }\r\npaths:\r\n  /b:\r\n    get: {}\r\n"
+        let second = "paths:\n  /c:\n    get: {}\ncomponents:\n  schemas:\n    C: { type: string }\n\n"
+        #expect(OpenAPIDocument.merged(base: base, parts: [first, second]) == """
+            openapi: 3.1.0
+            info:
+              title: t
+            components:
+              schemas:
+                A: { type: string }
+                B: { type: string }
+                C: { type: string }
+              parameters:
+                P: { name: p }
+            paths:
+              /b:
+                get: {}
+              /c:
+                get: {}
+
+            """)
+        // Nothing it is given makes it trap.
+        _ = OpenAPIDocument.merged(base: "", parts: ["", ":\n  :\n\u{0}", "components:\n  :\n    x\n  \n"])
+    }
+
+    /// What one YAML file declares, read by lines as the merge reads them.
+    struct Declared {
+        var topLevel: [String] = []
+        /// `schemas/Habit`, `parameters/Limit`, ...
+        var components: [String] = []
+        var paths: [String] = []
+        /// `GET /api/v1/habits`, ...
+        var operations: [String] = []
+    }
+
+    static func declared(_ yaml: String) -> Declared {
+        var result = Declared()
+        var top = "", sub = "", path = ""
+        for line in yaml.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let indent = line.prefix { $0 == " " }.count
+            let text = line.dropFirst(indent)
+            guard !text.hasPrefix("#"), let colon = text.firstIndex(of: ":") else { continue }
+            let key = String(text[..<colon])
+            switch (indent, top) {
+            case (0, _): top = key; result.topLevel.append(key)
+            case (2, "components"): sub = key
+            case (4, "components"): result.components.append("\(sub)/\(key)")
+            case (2, "paths"): path = key; result.paths.append(key)
+            case (4, "paths") where methods.contains(key): result.operations.append("\(key.uppercased()) \(path)")
+            default: break
+            }
+        }
+        return result
+    }
+
+    static func keys(_ object: Any?) -> [String] { (object as? [String: Any]).map { Array($0.keys) } ?? [] }
+
+    @Test func theMergedDocumentHoldsWhatEveryFileDeclaresOnce() throws {
+        let base = try #require(OpenAPIDocument.file("base"), "base.yaml is not in the API target's resource bundle")
+        var files = [("base", Self.declared(base))]
+        for area in OpenAPIDocument.areas {
+            let text = try #require(OpenAPIDocument.file(area), "\(area).yaml is not in the API target's resource bundle")
+            let declared = Self.declared(text)
+            #expect(Set(declared.topLevel).isSubset(of: ["paths", "components"]), "\(area).yaml: only paths and components")
+            #expect(!declared.paths.isEmpty, "\(area).yaml has no paths")
+            files.append((area, declared))
+        }
+        #expect(Set(["openapi", "info", "components"]).isSubset(of: files[0].1.topLevel))
+        #expect(files[0].1.paths == [], "base.yaml holds no paths")
+        // No key twice, in one file or across files: a YAML parser would silently keep the last.
+        for (kind, keys) in [("component", files.flatMap { $0.1.components }), ("path", files.flatMap { $0.1.paths })] {
+            let repeated = Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            #expect(repeated == [], "\(kind)s declared more than once")
+        }
+
+        // The merged document, read by a real YAML parser, holds exactly what the files declare.
+        let document = try Self.mergedJSON()
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = document["paths"] as? [String: Any] ?? [:]
+        #expect(Set(paths.keys) == Set(files.flatMap { $0.1.paths }))
+        let operations = paths.flatMap { path, item in
+            Self.keys(item).filter { Self.methods.contains($0) }.map { "\($0.uppercased()) \(path)" }
+        }
+        #expect(Set(operations) == Set(files.flatMap { $0.1.operations }))
+        let components = (document["components"] as? [String: Any] ?? [:]).flatMap { kind, entries in
+            Self.keys(entries).map { "\(kind)/\($0)" }
+        }
+        #expect(Set(components) == Set(files.flatMap { $0.1.components }))
+        #expect(operations.count > 15 && components.contains("schemas/Habit"))
+    }
+
+    @Test func theMergedDocumentIsValidOpenAPI31() throws {
+        _ = try Self.python("""
+            import sys
+            try:
+                import yaml
+                from openapi_spec_validator import validate
+            except ImportError as error:
+                sys.exit(f"a Python module is missing ({error}); install: \(Self.pipInstall)")
+            with open("in.yaml") as f:
+                document = yaml.safe_load(f)
+            try:
+                validate(document)  # 3.1 from the document's openapi field; resolves every $ref
+            except Exception as error:
+                sys.exit(f"/openapi.yaml is not valid OpenAPI 3.1: {str(error)[:3000]}")
+            """, input: OpenAPIDocument.yaml)
+    }
+
+    // MARK: - Python, for a real YAML parser and the OpenAPI validator
+
+    static let pipInstall = "python3 -m pip install openapi-spec-validator==0.9.0 PyYAML==6.0.3 (as .ci/run does)"
+
+    struct PythonFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `python3 -c script` in a fresh temporary folder holding `input` as `in.yaml`; answers
+    /// what the script wrote to `out.json`, if anything. A missing python3 or module, or a failing
+    /// script, throws with what python said: these checks must fail, never skip, without it.
+    static func python(_ script: String, input: String) throws -> Data? {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lifelog-openapi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try input.write(to: folder.appendingPathComponent("in.yaml"), atomically: true, encoding: .utf8)
+        // To a file, not a pipe: a pipe nobody reads yet fills up and blocks python.
+        let log = folder.appendingPathComponent("python.log")
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw PythonFailed(description: "cannot create \(log.path)") }
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        process.currentDirectoryURL = folder
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        if process.terminationStatus == 127 {
+            throw PythonFailed(description: "python3 is not on PATH (\(said)); install Python 3, then \(pipInstall)")
+        }
+        guard process.terminationStatus == 0 else {
+            throw PythonFailed(description: "python3 exited \(process.terminationStatus): \(said)")
+        }
+        return try? Data(contentsOf: folder.appendingPathComponent("out.json"))
+    }
+
+    /// The merged document as PyYAML reads it, through JSON.
+    static func mergedJSON() throws -> [String: Any] {
+        let data = try python("""
+            import json, sys
+            try:
+                import yaml
+            except ImportError as error:
+                sys.exit(f"a Python module is missing ({error}); install: \(pipInstall)")
+            with open("in.yaml") as f:
+                document = yaml.safe_load(f)
+            with open("out.json", "w") as f:
+                json.dump(document, f, default=str)
+            """, input: OpenAPIDocument.yaml)
+        let object = try JSONSerialization.jsonObject(with: try #require(data, "python wrote no JSON"))
+        return try #require(object as? [String: Any], "the document is not a mapping")
+    }
+
+    // MARK: - Response DTOs against their schemas
+
+    /// One response body as the API encodes it, and the answer of the document that describes
+    /// it. A `full` sample sets every optional field, so its keys must be exactly the schema's
+    /// properties; the others leave them out, so they must still send every required one.
+    struct Sample {
+        var name: String
+        var route: String
+        var status: String
+        var json: Data
+        var full: Bool
+    }
+
+    static func sample(_ name: String, _ route: String, _ status: String, full: Bool, _ value: some Encodable) throws -> Sample {
+        Sample(name: name, route: route, status: status, json: try AppRequestContext.makeEncoder().encode(value), full: full)
+    }
+
+    /// A sample of every response DTO; a DTO added to a route belongs here too.
+    static func samples() throws -> [Sample] {
+        let id = UUID()
+        let now = Date(timeIntervalSince1970: 1_790_000_000)
+        let day = try #require(LocalDate("2026-11-23"))
+        func habit(full: Bool, schedule: HabitSchedule = .weekdays([1, 3, 5])) -> HabitDTO {
+            HabitDTO(HabitView(
+                id: id, name: "Read", emoji: full ? "📚" : nil, color: full ? "blue" : nil, kind: full ? .numeric : .boolean,
+                target: full ? 20 : nil, unit: full ? "pages" : nil, schedule: schedule, startDate: day,
+                reminderTime: full ? "08:00" : nil, archived: false, version: 3, date: day,
+                state: HabitState(
+                    dueToday: true, completedToday: false, todayValue: full ? 5 : nil,
+                    periodProgress: full ? .init(done: 1, target: 3, start: day, end: day.adding(days: 6)) : nil,
+                    currentStreak: 2, bestStreak: 5, completionRate30d: full ? 0.5 : nil,
+                    nextDueDate: full ? day.adding(days: 2) : nil),
+                position: .init(createdMicros: 0, id: id)))
+        }
+        func task(full: Bool) -> TaskDTO {
+            TaskDTO(TaskView(
+                id: id, title: "Pay rent", notes: full ? "by card" : nil, priority: 2, dueDate: full ? day : nil,
+                dueTime: full ? LocalTime(hour: 9, minute: 30) : nil, repeat: full ? TaskRepeat(every: .month) : nil,
+                completed: full, completedAt: full ? now : nil, nextTaskId: full ? UUID() : nil, overdue: false,
+                dueToday: full, version: 1, createdAt: now,
+                sortKey: TaskCursor(due: "2026-11-23", priority: 2, createdMicros: 0, id: id)))
+        }
+        let user = UserRecord(
+            id: id, profile: .new(email: "ana@example.com", name: "Ana", timezone: "Europe/Belgrade", language: .en, currency: "EUR"),
+            version: 1, createdAt: now)
+        let pair = TokenPair(accessToken: "access", refreshToken: "refresh", expiresIn: 900)
+        func device(full: Bool) -> DeviceDTO {
+            DeviceDTO(DeviceRecord(id: id, name: "Watch", kind: "watch", createdAt: now, lastUsedAt: full ? now : nil),
+                      apiKey: full ? "key" : nil)
+        }
+        var samples = [
+            try sample("Habit", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true)),
+            try sample("Habit (no optionals)", "GET /api/v1/habits/{id}", "200", full: false, habit(full: false)),
+            try sample("Habit page", "GET /api/v1/habits", "200", full: true, Page(items: [habit(full: true)], nextCursor: "next")),
+            try sample("Habit page (last)", "GET /api/v1/habits", "200", full: false, Page(items: [habit(full: false)], nextCursor: nil)),
+            try sample("Freeze", "POST /api/v1/habits/{id}/freezes", "201", full: true,
+                       HabitsArea.FreezeDTO(freezeId: id.uuidString.lowercased(), habit: habit(full: true))),
+            try sample("Logs", "GET /api/v1/habits/{id}/logs", "200", full: true,
+                       HabitsArea.Items(items: [HabitsArea.LogDTO(date: "2026-11-23", value: 2)])),
+            try sample("History", "GET /api/v1/habits/{id}/history", "200", full: true,
+                       HabitsArea.Items(items: [HabitsArea.HistoryDTO(start: "2026-11-23", end: "2026-11-23", status: "satisfied")])),
+            try sample("Task", "GET /api/v1/tasks/{id}", "200", full: true, task(full: true)),
+            try sample("Task (no optionals)", "GET /api/v1/tasks/{id}", "200", full: false, task(full: false)),
+            try sample("Task page", "GET /api/v1/tasks", "200", full: true, Page(items: [task(full: true)], nextCursor: "next")),
+            try sample("Task page (last)", "GET /api/v1/tasks", "200", full: false, Page(items: [task(full: false)], nextCursor: nil)),
+            try sample("User", "GET /api/v1/me", "200", full: true, UserDTO(user)),
+            try sample("TokenPair", "POST /api/v1/auth/login", "200", full: true, TokenDTO(pair, user: user)),
+            try sample("TokenPair (no user)", "POST /api/v1/auth/refresh", "200", full: false, TokenDTO(pair)),
+            try sample("Device", "POST /api/v1/devices", "201", full: true, device(full: true)),
+            try sample("Device (no optionals)", "POST /api/v1/pair", "201", full: false, device(full: false)),
+            try sample("Device page", "GET /api/v1/devices", "200", full: true, Page(items: [device(full: true)], nextCursor: "next")),
+            try sample("Device page (last)", "GET /api/v1/devices", "200", full: false, Page(items: [device(full: false)], nextCursor: nil)),
+            try sample("PairingCode", "POST /api/v1/devices/pairing-codes", "201", full: true,
+                       AccountsArea.PairingCodeDTO(code: "ABCD2345", expiresAt: now)),
+            try sample("WhoAmI (device)", "GET /api/v1/ingest/whoami", "200", full: true,
+                       AccountsArea.WhoAmIDTO(userId: id.uuidString.lowercased(), deviceId: id.uuidString.lowercased(), scope: "ingestion")),
+            try sample("WhoAmI (user)", "GET /api/v1/ingest/whoami", "200", full: false,
+                       AccountsArea.WhoAmIDTO(userId: id.uuidString.lowercased(), deviceId: nil, scope: "user")),
+            try sample("Status (healthz)", "GET /healthz", "200", full: false, HealthRoutes.Status(status: "ok")),
+            try sample("Status (readyz)", "GET /readyz", "200", full: true, HealthRoutes.Status(status: "ready", database: "up", migrations: "current")),
+        ]
+        // Each schedule type against its branch of HabitSchedule's oneOf.
+        for schedule: HabitSchedule in [.daily, .timesPerWeek(3), .everyNDays(2), .monthly(.day(31)), .monthly(.last)] {
+            samples.append(try sample("Habit (\(schedule))", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true, schedule: schedule)))
+        }
+        // Problems are encoded by Problem.response(from:), with a plain encoder, not the context's.
+        let problem = Problem.invalid([.init(field: "name", message: "must be 1 to 100 characters")])
+        samples.append(Sample(name: "Problem", route: "GET /healthz", status: "default", json: try Self.problemEncoder.encode(problem), full: true))
+        samples.append(Sample(name: "Problem (no optionals)", route: "GET /healthz", status: "default",
+                              json: try Self.problemEncoder.encode(Problem(type: "about:blank", title: "Gone", status: 410)), full: false))
+        return samples
+    }
+
+    static var problemEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    @Test func everyResponseDTOSendsTheKeysItsSchemaDocuments() throws {
+        let document = try Self.mergedJSON()
+        for sample in try Self.samples() {
+            let schema = Self.responseSchema(sample.route, sample.status, in: document)
+            #expect(schema != nil, "\(sample.route) answers \(sample.status) with no JSON schema in the document")
+            guard let schema else { continue }
+            let problems = Self.mismatches(try JSONSerialization.jsonObject(with: sample.json), schema, at: sample.name, in: document,
+                                           exact: sample.full)
+            #expect(problems == [], "\(sample.name), as \(sample.route) answers \(sample.status)")
+        }
+    }
+
+    /// The JSON schema of one answer: `paths → path → method → responses → status → content`.
+    static func responseSchema(_ route: String, _ status: String, in document: [String: Any]) -> Any? {
+        let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2,
+              let item = (document["paths"] as? [String: Any])?[parts[1]] as? [String: Any],
+              let operation = item[parts[0].lowercased()] as? [String: Any],
+              let response = (operation["responses"] as? [String: Any])?[status],
+              let content = resolved(response, in: document)?["content"] as? [String: Any],
+              let media = content.first(where: { $0.key.contains("json") })?.value as? [String: Any]
+        else { return nil }
+        return media["schema"]
+    }
+
+    /// `object` with `$ref`s followed; nil for a reference that leads nowhere.
+    static func resolved(_ object: Any, in document: [String: Any]) -> [String: Any]? {
+        var current = object as? [String: Any]
+        var hops = 0
+        while let reference = current?["$ref"] as? String {
+            guard hops < 20, reference.hasPrefix("#/") else { return nil }
+            var target: Any? = document
+            for token in reference.dropFirst(2).split(separator: "/") {
+                let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+                target = (target as? [String: Any])?[key]
+            }
+            current = target as? [String: Any]
+            hops += 1
+        }
+        return current
+    }
+
+    /// What does not fit between a JSON value and its schema: keys sent but not documented,
+    /// required keys not sent and, when `exact`, documented keys not sent. Follows `$ref`,
+    /// `properties` and `items`; for `oneOf` or `anyOf`, one branch must fit.
+    static func mismatches(_ value: Any, _ schema: Any, at path: String, in document: [String: Any], exact: Bool) -> [String] {
+        guard let schema = resolved(schema, in: document) else { return ["\(path): its schema's $ref leads nowhere"] }
+        for combinator in ["oneOf", "anyOf"] {
+            guard let branches = schema[combinator] as? [Any] else { continue }
+            let results = branches.map { mismatches(value, $0, at: path, in: document, exact: exact) }
+            if results.contains(where: \.isEmpty) { return [] }
+            return ["\(path) fits no branch of \(combinator): " + results.map { $0.joined(separator: "; ") }.joined(separator: " | ")]
+        }
+        if let array = value as? [Any], let items = schema["items"] {
+            return array.enumerated().flatMap { index, element in
+                mismatches(element, items, at: "\(path)[\(index)]", in: document, exact: exact)
+            }
+        }
+        guard let object = value as? [String: Any] else { return [] }
+        guard let properties = schema["properties"] as? [String: Any] else { return ["\(path) is an object, but its schema lists no properties"] }
+        let sent = Set(object.keys)
+        let documented = Set(properties.keys)
+        var problems = sent.subtracting(documented).sorted().map { "\(path).\($0) is sent but not documented" }
+        problems += Set(schema["required"] as? [String] ?? []).subtracting(sent).sorted().map { "\(path).\($0) is required but not sent" }
+        if exact {
+            problems += documented.subtracting(sent).sorted().map { "\(path).\($0) is documented but not sent by this full sample" }
+        }
+        for key in sent.intersection(documented).sorted() {
+            if let child = object[key], let childSchema = properties[key] {
+                problems += mismatches(child, childSchema, at: "\(path).\(key)", in: document, exact: exact)
+            }
+        }
+        return problems
     }
 }

@@ -15,12 +15,8 @@ import TestSupport
     /// A generous readiness timeout: the suite runs many tests at once on two cores, and a slow
     /// answer is not what these tests are about (the unreachable case passes a short one).
     func app(_ client: PostgresClient, maxBodyBytes: Int = 1_048_576, readinessTimeout: Duration = .seconds(20)) async throws -> some ApplicationProtocol {
-        let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
-        let clock = MutableClock(Date())
-        let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
-        return buildApplication(
-            AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes,
-                            readinessTimeout: readinessTimeout), logger: logger)
+        buildApplication(try await AppDependencies.forTests(
+            client: client, maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout, logger: logger))
     }
 
     static func json(_ buffer: ByteBuffer) throws -> [String: Any] {

@@ -56,8 +56,8 @@ import TestSupport
         try await PostgresClient.withRunning(url.clientConfiguration(), logger: logger) { client in
             try await migrator.migrate(on: client, logger: logger)
             let clock = MutableClock(Date())
-            let accounts = try await makeAccountService(client: client, keys: AppHarness.keys, clock: clock, logger: logger)
-            let app = buildApplication(AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, readinessTimeout: .seconds(10)), logger: logger)
+            let app = buildApplication(try await AppDependencies(
+                client: client, keys: AppHarness.keys, clock: clock, migrator: migrator, logger: logger, readinessTimeout: .seconds(10)))
             try await app.test(.router) { http in
                 #expect(try await readyStatus(http) == .ok)
                 _ = try await pg("stop", directory.path)

@@ -1,3 +1,4 @@
+import API
 import EventStore
 import Foundation
 import PostgresNIO
@@ -39,7 +40,7 @@ import TestSupport
             func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws { throw Boom() }
         }
         try await TestDatabase.withAppClient { _, client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: ProjectionCatalog.all() + [Failing()]), logger: logger)
+            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors + [Failing()]), logger: logger)
             let stream = Fixtures.stream()
             await #expect(throws: Failing.Boom.self) {
                 try await store.append(to: stream, expected: .any, events: [Fixtures.event(type: "test.poison")])
@@ -69,7 +70,7 @@ import TestSupport
             try await CatchUp.fully(runners[1])
             #expect(try await ProjectionFixtures.activityFacts(client: client) == ProjectionFixtures.activityOracle(client: client))
 
-            let status = try await ProjectorStatus.load(ProjectionCatalog.all(), client: client, logger: logger)
+            let status = try await ProjectorStatus.load(AreaCatalog.projectors, client: client, logger: logger)
             let activity = try #require(status.first { $0.name == "owner_activity" })
             #expect(activity.lagEvents == 0)
             #expect(activity.checkpoint != nil)

@@ -24,14 +24,25 @@ public struct AppHarness: Sendable {
     ) async throws {
         try await TestDatabase.withAppClient { database, client in
             let clock = MutableClock(now)
-            let accounts = try await makeAccountService(client: client, keys: keys, clock: clock, logger: TestDatabase.logger)
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
-            let app = buildApplication(
-                AppDependencies(client: client, accounts: accounts, clock: clock, migrator: migrator, maxBodyBytes: maxBodyBytes),
-                logger: TestDatabase.logger)
-            let harness = AppHarness(database: database, client: client, accounts: accounts, clock: clock)
+            let dependencies = try await AppDependencies(
+                client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes)
+            let app = buildApplication(dependencies)
+            let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
             try await app.test(.router) { http in try await body(harness, http) }
         }
+    }
+}
+
+extension AppDependencies {
+    /// What `serve` builds, on a test database, with the test signing keys.
+    public static func forTests(
+        client: PostgresClient, clock: any WallClock = MutableClock(Date()), maxBodyBytes: Int = 1_048_576,
+        readinessTimeout: Duration = .seconds(2), logger: Logger = TestDatabase.logger
+    ) async throws -> AppDependencies {
+        try await AppDependencies(
+            client: client, keys: AppHarness.keys, clock: clock, migrator: try Migrator(directory: TestDatabase.schemaDirectory), logger: logger,
+            maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout)
     }
 }
 

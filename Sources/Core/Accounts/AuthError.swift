@@ -1,5 +1,7 @@
-/// Typed failures of authentication and accounts; the API maps them to HTTP in one place.
-public enum AuthError: Error, Sendable, Equatable {
+import Domain
+
+/// Typed failures of authentication and accounts; they describe their own problem+json.
+public enum AuthError: ProblemDescribing, Equatable {
     /// Wrong email or wrong password: the same answer for both.
     case invalidCredentials
     case throttled(retryAfterSeconds: Int)
@@ -9,8 +11,52 @@ public enum AuthError: Error, Sendable, Equatable {
     /// A spent, expired, revoked or unknown refresh token. A spent one also revoked its family.
     case invalidRefreshToken
     case emailTaken
-    case notFound
     case invalidPairingCode
-    /// `If-Match` named another version than the current one.
-    case versionMismatch(current: Int64)
+
+    public var status: Int {
+        switch self {
+        case .invalidCredentials, .unauthenticated, .invalidRefreshToken, .invalidPairingCode: 401
+        case .throttled: 429
+        case .forbidden: 403
+        case .emailTaken: 409
+        }
+    }
+
+    public var slug: String {
+        switch self {
+        case .invalidCredentials: "invalid-credentials"
+        case .throttled: "throttled"
+        case .unauthenticated: "unauthenticated"
+        case .forbidden: "forbidden"
+        case .invalidRefreshToken: "invalid-refresh-token"
+        case .emailTaken: "email-taken"
+        case .invalidPairingCode: "invalid-pairing-code"
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .invalidCredentials: "Invalid credentials"
+        case .throttled: "Too many attempts"
+        case .unauthenticated, .invalidRefreshToken, .invalidPairingCode: "Unauthenticated"
+        case .forbidden: "Forbidden"
+        case .emailTaken: "Conflict"
+        }
+    }
+
+    public var detail: String {
+        switch self {
+        case .invalidCredentials: "The email or the password is wrong."
+        case .throttled(let seconds): "Too many failed attempts; try again in \(seconds) seconds."
+        case .unauthenticated(let detail), .forbidden(let detail): detail
+        case .invalidRefreshToken: "The refresh token is not valid (spent, expired or revoked); log in again."
+        case .emailTaken: "An account with this email already exists."
+        case .invalidPairingCode: "The pairing code is wrong, expired or already used."
+        }
+    }
+
+    public var retryAfterSeconds: Int? {
+        if case .throttled(let seconds) = self { return seconds }
+        return nil
+    }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Projections
 
 /// The logs and freezes of habits, kept per habit with the version they were read at. Every
 /// habit event bumps `rm_habits.version`, so a cached entry whose version still matches the row
@@ -8,8 +9,7 @@ import Foundation
 actor HabitFactsCache {
     struct Entry: Sendable {
         var version: Int64
-        var values: [LocalDate: Decimal]
-        var freezes: [ClosedRange<LocalDate>]
+        var entries: HabitsReadModel.Entries
     }
 
     private var entries: [UUID: Entry] = [:]
@@ -17,9 +17,14 @@ actor HabitFactsCache {
 
     init(capacity: Int = 20_000) { self.capacity = capacity }
 
-    /// The cached entries that are current for these versions; the ids missing are stale.
-    func current(_ versions: [UUID: Int64]) -> [UUID: Entry] {
-        entries.filter { id, entry in versions[id] == entry.version }
+    /// The cached entries that are current for these versions, looked up by key; the ids
+    /// missing are stale.
+    func current(_ versions: [(UUID, Int64)]) -> [UUID: Entry] {
+        var found: [UUID: Entry] = [:]
+        for (id, version) in versions {
+            if let entry = entries[id], entry.version == version { found[id] = entry }
+        }
+        return found
     }
 
     func store(_ fresh: [UUID: Entry]) {

@@ -1,3 +1,4 @@
+import API
 import ArgumentParser
 import EventStore
 import Foundation
@@ -63,7 +64,7 @@ struct Appends: AsyncParsableCommand {
         let inline = self.inline
         try await PostgresClient.withRunning(try options.url().clientConfiguration(role: "lifelog_app"), logger: logger) { client in
             let store = PostgresEventStore(
-                client: client, hook: inline ? InlineProjections(projectors: ProjectionCatalog.all()) : nil, logger: logger)
+                client: client, hook: inline ? InlineProjections(projectors: AreaCatalog.projectors) : nil, logger: logger)
             let owner = UUID()
             let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: owner, type: "bench")
             for n in 0..<200 { try await store.append(to: stream, expected: .any, events: [event(n)]) }  // warm-up
@@ -187,7 +188,7 @@ struct ProjectorLag: AsyncParsableCommand {
         let (rate, duration) = (self.rate, self.duration)
         let url = try options.url()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app"), logger: logger) { client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: ProjectionCatalog.all()), logger: logger)
+            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let clock = ContinuousClock()
             let tracker = LagTracker(clock: clock)
             // Start from the head, so old events do not count as lag.

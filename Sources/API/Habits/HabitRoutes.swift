@@ -2,6 +2,11 @@ import Core
 import Domain
 import Foundation
 import Hummingbird
+import Projections
+
+extension HabitsReadModel.Position: CursorPosition {
+    public var isPlausible: Bool { (0...4_102_444_800_000_000).contains(createdMicros) }
+}
 
 struct HabitDTO: ResponseEncodable {
     struct Progress: Encodable, Sendable {
@@ -67,9 +72,16 @@ struct HabitDTO: ResponseEncodable {
     }
 }
 
-/// `/api/v1/habits*`.
-struct HabitRoutes {
+/// Habits: daily, weekly and monthly routines with streaks (`/api/v1/habits*`).
+public struct HabitsArea: Area {
+    public static let name = "Habits"
+    public static let projectors: [any Projector] = [HabitsProjector()]
+    public static let openAPIPart = "habits"
     let habits: HabitService
+
+    public init(_ context: AreaContext) {
+        habits = HabitService(store: context.store, clock: context.clock, logger: context.logger)
+    }
 
     struct LogRequest: Decodable {
         var date: String?
@@ -110,35 +122,39 @@ struct HabitRoutes {
         return (from, to)
     }
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    public func register(on api: RouterGroup<AppRequestContext>) {
         let habits = self.habits
         let user = api.group("habits", context: UserRequestContext.self)
         user.post { request, context in
-            let view = try await habits.create(context.userId, try await request.json(HabitService.Definition.self, context: context))
+            let view = try await habits.create(context.command(), try await request.json(HabitDefinition.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.get { request, context in
-            Items(items: try await habits.list(context.userId, on: try Self.date(request, "date")).map(HabitDTO.init))
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(HabitsReadModel.Position.self, request.uri.queryParameters.get("cursor").map { String($0) })
+            let views = try await habits.list(context.userId, on: try Self.date(request, "date"), after: after, limit: limit + 1)
+            let page = Array(views.prefix(limit))
+            return Page(items: page.map(HabitDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.position) } : nil)
         }
         user.get("{id}") { request, context in
             let view = try await habits.habit(context.userId, try context.resourceId(), on: try Self.date(request, "date"))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.patch("{id}") { request, context in
-            let change = try await request.json(HabitService.Change.self, context: context)
-            let view = try await habits.update(context.userId, try context.resourceId(), change: change, ifMatch: try ETag.ifMatch(request))
+            let change = try await request.json(HabitChange.self, context: context)
+            let view = try await habits.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change: change)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.delete("{id}") { _, context in
-            _ = try await habits.setArchived(context.userId, try context.resourceId(), archived: true)
+            _ = try await habits.setArchived(context.command(), try context.resourceId(), archived: true)
             return Response(status: .noContent)
         }
         user.post("{id}/restore") { _, context in
-            HabitDTO(try await habits.setArchived(context.userId, try context.resourceId(), archived: false))
+            HabitDTO(try await habits.setArchived(context.command(), try context.resourceId(), archived: false))
         }
         user.post("{id}/logs") { request, context in
             let body = try await request.json(LogRequest.self, context: context)
-            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.userId, try context.resourceId(), date: body.date, value: body.value)))
+            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.command(), try context.resourceId(), date: body.date, value: body.value)))
         }
         user.get("{id}/logs") { request, context in
             let id = try context.resourceId()
@@ -147,15 +163,15 @@ struct HabitRoutes {
             return Items(items: try await habits.logs(context.userId, id, from: from, to: to).map { LogDTO(date: $0.0.description, value: $0.1) })
         }
         user.delete("{id}/logs/{date}") { _, context in
-            HabitDTO(try await habits.removeLog(context.userId, try context.resourceId(), date: context.parameters.get("date") ?? ""))
+            HabitDTO(try await habits.removeLog(context.command(), try context.resourceId(), date: context.parameters.get("date") ?? ""))
         }
         user.post("{id}/freezes") { request, context in
             let body = try await request.json(FreezeRequest.self, context: context)
-            let (freezeId, view) = try await habits.addFreeze(context.userId, try context.resourceId(), from: body.from, to: body.to, reason: body.reason)
+            let (freezeId, view) = try await habits.addFreeze(context.command(), try context.resourceId(), from: body.from, to: body.to, reason: body.reason)
             return EditedResponse(status: .created, response: FreezeDTO(freezeId: freezeId.uuidString.lowercased(), habit: HabitDTO(view)))
         }
         user.delete("{id}/freezes/{freeze_id}") { _, context in
-            HabitDTO(try await habits.removeFreeze(context.userId, try context.resourceId(), freezeId: try context.resourceId("freeze_id")))
+            HabitDTO(try await habits.removeFreeze(context.command(), try context.resourceId(), freezeId: try context.resourceId("freeze_id")))
         }
         user.get("{id}/history") { request, context in
             let id = try context.resourceId()

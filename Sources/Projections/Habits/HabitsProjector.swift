@@ -52,7 +52,7 @@ public struct HabitsProjector: Projector {
                       unit = CASE WHEN \(cleared.contains(.unit)) THEN NULL ELSE COALESCE(\(changed.unit), unit) END,
                       reminder_time = CASE WHEN \(cleared.contains(.reminderTime)) THEN NULL
                                            ELSE COALESCE(\(changed.reminderTime?.description), reminder_time) END
-                    WHERE habit_id = \(habitId)
+                    WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)
                     """, logger: logger)
                 if let schedule = changed.schedule, let from = changed.scheduleFrom {
                     // A change replaces whatever was planned from its effective date on.
@@ -61,15 +61,15 @@ public struct HabitsProjector: Projector {
                         UPDATE rm_habits SET schedules = COALESCE(
                           (SELECT jsonb_agg(e ORDER BY e->>'from') FROM jsonb_array_elements(schedules) e
                            WHERE e->>'from' < \(from.description)), '[]'::jsonb) || jsonb_build_array(\(entry)::jsonb)
-                        WHERE habit_id = \(habitId)
+                        WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)
                         """, logger: logger)
                 }
             case HabitEvent.Archived.type:
                 habitId = try decode(HabitEvent.Archived.self, event).habitId
-                try await connection.run("UPDATE rm_habits SET archived = true WHERE habit_id = \(habitId)", logger: logger)
+                try await connection.run("UPDATE rm_habits SET archived = true WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)", logger: logger)
             case HabitEvent.Restored.type:
                 habitId = try decode(HabitEvent.Restored.self, event).habitId
-                try await connection.run("UPDATE rm_habits SET archived = false WHERE habit_id = \(habitId)", logger: logger)
+                try await connection.run("UPDATE rm_habits SET archived = false WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)", logger: logger)
             case HabitEvent.Logged.type:
                 let logged = try decode(HabitEvent.Logged.self, event)
                 habitId = logged.habitId
@@ -77,14 +77,14 @@ public struct HabitsProjector: Projector {
                     INSERT INTO rm_habit_logs AS l (habit_id, owner_id, date, value)
                     VALUES (\(habitId), \(event.ownerId), \(logged.date.description)::date, \(logged.value))
                     ON CONFLICT (habit_id, date) DO UPDATE SET value = CASE
-                      WHEN (SELECT kind FROM rm_habits WHERE habit_id = l.habit_id) = 'boolean' THEN 1  -- done is done
+                      WHEN (SELECT kind FROM rm_habits WHERE owner_id = l.owner_id AND habit_id = l.habit_id) = 'boolean' THEN 1  -- done is done
                       ELSE l.value + excluded.value END
                     """, logger: logger)
             case HabitEvent.LogRemoved.type:
                 let removed = try decode(HabitEvent.LogRemoved.self, event)
                 habitId = removed.habitId
                 try await connection.run("""
-                    DELETE FROM rm_habit_logs WHERE habit_id = \(habitId) AND date = \(removed.date.description)::date
+                    DELETE FROM rm_habit_logs WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId) AND date = \(removed.date.description)::date
                     """, logger: logger)
             case HabitEvent.FreezeAdded.type:
                 let freeze = try decode(HabitEvent.FreezeAdded.self, event)
@@ -97,12 +97,12 @@ public struct HabitsProjector: Projector {
             case HabitEvent.FreezeRemoved.type:
                 let removed = try decode(HabitEvent.FreezeRemoved.self, event)
                 habitId = removed.habitId
-                try await connection.run("DELETE FROM rm_habit_freezes WHERE freeze_id = \(removed.freezeId)", logger: logger)
+                try await connection.run("DELETE FROM rm_habit_freezes WHERE owner_id = \(event.ownerId) AND freeze_id = \(removed.freezeId)", logger: logger)
             default:
                 continue
             }
             try await connection.run("""
-                UPDATE rm_habits SET version = \(event.streamVersion), updated_at = \(event.recordedAt) WHERE habit_id = \(habitId)
+                UPDATE rm_habits SET version = \(event.streamVersion), updated_at = \(event.recordedAt) WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)
                 """, logger: logger)
         }
     }

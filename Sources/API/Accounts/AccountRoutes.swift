@@ -2,10 +2,18 @@ import Core
 import Domain
 import Foundation
 import Hummingbird
+import Projections
 
-/// `/api/v1/auth/*`, `/api/v1/me*`, `/api/v1/devices*`, `/api/v1/pair`, `/api/v1/ingest/whoami`.
-struct AccountRoutes {
+/// Accounts: `/api/v1/auth/*`, `/api/v1/me*`, `/api/v1/devices*`, `/api/v1/pair`, `/api/v1/ingest/whoami`.
+public struct AccountsArea: Area {
+    public static let name = "Accounts"
+    public static let projectors: [any Projector] = [AccountsProjector()]
+    public static let openAPIPart = "accounts"
     let accounts: AccountService
+
+    public init(_ context: AreaContext) {
+        accounts = context.accounts
+    }
 
     struct RegisterRequest: Decodable {
         var email: String
@@ -56,27 +64,27 @@ struct AccountRoutes {
         var isPlausible: Bool { (0...4_102_444_800_000_000).contains(createdAtMicros) }
     }
 
-    func register(on api: RouterGroup<AppRequestContext>) {
-        let accounts = self.accounts
+    public func register(on api: RouterGroup<AppRequestContext>) {
+        let sessions = accounts.sessions, devices = accounts.devices, profiles = accounts.profiles
         api.post("auth/register") { request, context in
             let body = try await request.json(RegisterRequest.self, context: context)
-            let (user, pair) = try await accounts.register(.init(
+            let (user, pair) = try await sessions.register(.init(
                 email: body.email, password: body.password, name: body.name, timezone: body.timezone,
                 language: body.language, currency: body.currency))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(user.version)], response: TokenDTO(pair, user: user))
         }
         api.post("auth/login") { request, context in
             let body = try await request.json(LoginRequest.self, context: context)
-            let (user, pair) = try await accounts.login(email: body.email, password: body.password, address: context.remoteAddress)
+            let (user, pair) = try await sessions.login(email: body.email, password: body.password, address: context.remoteAddress)
             return TokenDTO(pair, user: user)
         }
         api.post("auth/refresh") { request, context in
             let body = try await request.json(RefreshRequest.self, context: context)
-            return TokenDTO(try await accounts.refresh(body.refreshToken))
+            return TokenDTO(try await sessions.refresh(body.refreshToken))
         }
         api.post("pair") { request, context in
             let body = try await request.json(PairRequest.self, context: context)
-            let (device, key) = try await accounts.pair(
+            let (device, key) = try await devices.pair(
                 code: body.code, deviceName: body.deviceName, kind: body.kind ?? "other", address: context.remoteAddress)
             return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
         }
@@ -93,46 +101,46 @@ struct AccountRoutes {
 
         let user = api.group(context: UserRequestContext.self)
         user.post("auth/logout") { _, context in
-            try await accounts.logout(sessionId: context.sessionId, userId: context.userId)
+            try await sessions.logout(sessionId: context.sessionId, userId: context.userId)
             return Response(status: .noContent)
         }
         user.post("auth/logout-all") { _, context in
-            try await accounts.logoutAll(userId: context.userId)
+            try await sessions.logoutAll(userId: context.userId)
             return Response(status: .noContent)
         }
         user.get("me") { _, context in
-            let record = try await accounts.user(context.userId)
+            let record = try await profiles.user(context.userId)
             return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
         }
         user.patch("me") { request, context in
             let change = try await request.json(ProfileChange.self, context: context)
-            let record = try await accounts.updateProfile(context.userId, change: change, ifMatch: try ETag.ifMatch(request))
+            let record = try await profiles.update(context.command(ifMatch: try ETag.ifMatch(request)), change: change)
             return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
         }
         user.post("me/password") { request, context in
             let body = try await request.json(PasswordRequest.self, context: context)
-            return TokenDTO(try await accounts.changePassword(context.userId, current: body.currentPassword, new: body.newPassword))
+            return TokenDTO(try await sessions.changePassword(context.userId, current: body.currentPassword, new: body.newPassword))
         }
         user.post("devices") { request, context in
             let body = try await request.json(DeviceRequest.self, context: context)
-            let (device, key) = try await accounts.createDevice(context.userId, name: body.name, kind: body.kind)
+            let (device, key) = try await devices.create(context.command(), name: body.name, kind: body.kind)
             return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
         }
         user.get("devices") { request, context in
             let limit = try Cursor.limit(request)
             let position = try Cursor.decode(DevicePosition.self, request.uri.queryParameters.get("cursor").map { String($0) })
             let after = position.map { (micros: $0.createdAtMicros, id: $0.id) }
-            let devices = try await accounts.devices(context.userId, after: after, limit: limit + 1)
-            let page = Array(devices.prefix(limit))
-            let next = devices.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil
+            let found = try await devices.list(context.userId, after: after, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            let next = found.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil
             return Page(items: page.map { DeviceDTO($0) }, nextCursor: next)
         }
         user.delete("devices/{id}") { _, context in
-            try await accounts.revokeDevice(context.userId, deviceId: try context.resourceId())
+            try await devices.revoke(context.command(), deviceId: try context.resourceId())
             return Response(status: .noContent)
         }
         user.post("devices/pairing-codes") { _, context in
-            let (code, expires) = try await accounts.createPairingCode(context.userId)
+            let (code, expires) = try await devices.createPairingCode(context.userId)
             return EditedResponse(status: .created, response: PairingCodeDTO(code: code, expiresAt: expires))
         }
     }

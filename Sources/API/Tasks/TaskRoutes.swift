@@ -2,6 +2,13 @@ import Core
 import Domain
 import Foundation
 import Hummingbird
+import Projections
+
+extension TaskCursor: CursorPosition {
+    public var isPlausible: Bool {
+        LocalDate(due) != nil && (1...3).contains(priority) && (0...4_102_444_800_000_000).contains(createdMicros)
+    }
+}
 
 struct TaskDTO: ResponseEncodable {
     var id: String
@@ -17,7 +24,7 @@ struct TaskDTO: ResponseEncodable {
     var overdue: Bool
     var dueToday: Bool
     var createdAt: Date
-    var version: Int
+    var version: Int64
 
     init(_ view: TaskView) {
         id = view.id.uuidString.lowercased()
@@ -33,21 +40,28 @@ struct TaskDTO: ResponseEncodable {
         overdue = view.overdue
         dueToday = view.dueToday
         createdAt = view.createdAt
-        version = view.revision
+        version = view.version
     }
 }
 
-/// `/api/v1/tasks*`.
-struct TaskRoutes {
+/// Tasks: to-dos with due dates, priorities and repeats (`/api/v1/tasks*`).
+public struct TasksArea: Area {
+    public static let name = "Tasks"
+    public static let projectors: [any Projector] = [TasksProjector()]
+    public static let openAPIPart = "tasks"
     let tasks: TaskService
 
-    func register(on api: RouterGroup<AppRequestContext>) {
+    public init(_ context: AreaContext) {
+        tasks = TaskService(store: context.store, clock: context.clock, logger: context.logger)
+    }
+
+    public func register(on api: RouterGroup<AppRequestContext>) {
         let tasks = self.tasks
         let user = api.group("tasks", context: UserRequestContext.self)
         user.post { request, context in
-            let draft = try await request.json(TaskService.Draft.self, context: context)
-            let view = try await tasks.create(context.userId, draft)
-            return EditedResponse(status: .created, headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
+            let draft = try await request.json(TaskDraft.self, context: context)
+            let view = try await tasks.create(context.command(), draft)
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }
         user.get { request, context in
             let raw = request.uri.queryParameters.get("filter").map { String($0) } ?? "open"
@@ -62,22 +76,22 @@ struct TaskRoutes {
         }
         user.get("{id}") { _, context in
             let view = try await tasks.task(context.userId, try context.resourceId())
-            return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }
         user.patch("{id}") { request, context in
-            let change = try await request.json(TaskService.Change.self, context: context)
-            let view = try await tasks.update(context.userId, try context.resourceId(), change, ifMatch: try ETag.ifMatch(request).map { Int($0) })
-            return EditedResponse(headers: [.eTag: ETag.header(Int64(view.revision))], response: TaskDTO(view))
+            let change = try await request.json(TaskChange.self, context: context)
+            let view = try await tasks.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }
         user.delete("{id}") { _, context in
-            try await tasks.delete(context.userId, try context.resourceId())
+            try await tasks.delete(context.command(), try context.resourceId())
             return Response(status: .noContent)
         }
         user.post("{id}/complete") { _, context in
-            TaskDTO(try await tasks.complete(context.userId, try context.resourceId()))
+            TaskDTO(try await tasks.complete(context.command(), try context.resourceId()))
         }
         user.post("{id}/uncomplete") { _, context in
-            TaskDTO(try await tasks.uncomplete(context.userId, try context.resourceId()))
+            TaskDTO(try await tasks.uncomplete(context.command(), try context.resourceId()))
         }
     }
 }

@@ -1,0 +1,76 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+import Projections
+
+struct RemindersDTO: Codable {
+    var morningTime: String
+    var eveningTime: String
+    var enabledKinds: [String]
+}
+
+struct UserDTO: ResponseEncodable {
+    var id: String
+    var email: String
+    var name: String
+    var timezone: String
+    var dayStartHour: Int
+    var weekStart: Int
+    var currency: String
+    var language: String
+    var reminders: RemindersDTO
+    var createdAt: Date
+    var version: Int64
+
+    init(_ user: UserRecord) {
+        let p = user.profile
+        id = user.id.uuidString.lowercased()
+        email = p.email
+        name = p.name
+        timezone = p.timezone
+        dayStartHour = p.dayStartHour
+        weekStart = p.weekStart
+        currency = p.currency
+        language = p.language.rawValue
+        reminders = RemindersDTO(morningTime: p.morningTime.description, eveningTime: p.eveningTime.description,
+                                 enabledKinds: p.reminderKinds.map(\.rawValue))
+        createdAt = user.createdAt
+        version = user.version
+    }
+}
+
+struct TokenDTO: ResponseEncodable {
+    var accessToken: String
+    var refreshToken: String
+    var tokenType = "Bearer"
+    var expiresIn: Int
+    var user: UserDTO?
+
+    init(_ pair: TokenPair, user: UserRecord? = nil) {
+        accessToken = pair.accessToken
+        refreshToken = pair.refreshToken
+        expiresIn = pair.expiresIn
+        self.user = user.map(UserDTO.init)
+    }
+}
+
+struct DeviceDTO: ResponseEncodable {
+    var id: String
+    var name: String
+    var kind: String
+    var createdAt: Date
+    var lastUsedAt: Date?
+    /// Present once, in the answer that created the device.
+    var apiKey: String?
+
+    init(_ device: DeviceRecord, apiKey: String? = nil) {
+        id = device.id.uuidString.lowercased()
+        name = device.name
+        kind = device.kind
+        createdAt = device.createdAt
+        lastUsedAt = device.lastUsedAt
+        self.apiKey = apiKey
+    }
+}
+

@@ -1,0 +1,176 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import Projections
+
+/// Registration, login, refresh tokens, sessions and passwords, and authenticating requests.
+public struct SessionService: Sendable {
+    public static let refreshLifetime: TimeInterval = 30 * 24 * 3600
+    public static let accountFailureLimit = 5
+    public static let addressFailureLimit = 20
+
+    let store: AccountsStore
+    /// Compared against when the email is unknown, so both failures take the same time.
+    let decoyHash: String
+
+    init(store: AccountsStore) async throws {
+        self.store = store
+        decoyHash = try await store.hasher.hash(SecretToken.password())
+    }
+
+    var client: PostgresClient { store.client }
+    var logger: Logger { store.logger }
+
+    public struct Registration: Sendable {
+        public var email: String
+        public var password: String
+        public var name: String
+        public var timezone: String
+        public var language: String?
+        public var currency: String?
+        public init(email: String, password: String, name: String, timezone: String, language: String? = nil, currency: String? = nil) {
+            self.email = email
+            self.password = password
+            self.name = name
+            self.timezone = timezone
+            self.language = language
+            self.currency = currency
+        }
+    }
+
+    public func register(_ registration: Registration) async throws -> (UserRecord, TokenPair) {
+        let userId = UUID()
+        let command = AccountCommand.register(
+            userId: userId, email: registration.email, password: registration.password, name: registration.name,
+            timezone: registration.timezone, language: registration.language, currency: registration.currency)
+        // The rules first, so a refused registration never pays for a bcrypt hash.
+        _ = try AccountDecider.decide(nil, command, DecisionTime(instant: store.clock.now(), today: LocalDate(daysSinceEpoch: 0)))
+        let hash = try await store.hasher.hash(registration.password)
+        let now = store.clock.now()
+        do {
+            try await store.execute(CommandContext(userId: userId), command) { connection, _ in
+                try await connection.run("""
+                    INSERT INTO credentials (user_id, password_hash, updated_at) VALUES (\(userId), \(hash), \(now))
+                    """, logger: logger)
+            }
+        } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation {
+            throw AuthError.emailTaken
+        }
+        let pair = try await store.startSession(userId: userId)
+        return (try await store.user(userId), pair)
+    }
+
+    /// Same answer and about the same time for a wrong email and a wrong password.
+    public func login(email: String, password: String, address: String) async throws -> (UserRecord, TokenPair) {
+        let email = Email.normalize(email)
+        // Text that could never be an account still counts against the address, not a new key.
+        let accountKey = Email.isValid(email) ? "account:\(email)" : "account:invalid"
+        let keys = [accountKey, "address:\(address.prefix(64))"]
+        let attempt = try await store.throttle.claim([(keys[0], Self.accountFailureLimit), (keys[1], Self.addressFailureLimit)])
+        guard Email.isValid(email), !password.contains("\0") else { throw AuthError.invalidCredentials }
+        var found: (UUID, String)?
+        let rows = try await client.query("""
+            SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
+            """, logger: logger)
+        for try await row in rows.decode((UUID, String).self) { found = row }
+        let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
+        guard let (userId, _) = found, matches else { throw AuthError.invalidCredentials }
+        try await store.throttle.forgive(attempt)
+        try await store.throttle.clear(keys[0])
+        let pair = try await store.startSession(userId: userId)
+        return (try await store.user(userId), pair)
+    }
+
+    /// Spends `refreshToken` and returns a new pair in the same family. A token that was already
+    /// spent is a replay: the whole family is revoked, the thief's and the owner's alike.
+    public func refresh(_ refreshToken: String) async throws -> TokenPair {
+        let now = store.clock.now()
+        let next = SecretToken.make(prefix: "llr_")
+        enum Outcome: Sendable { case rotated(UUID, UUID), reused, invalid }
+        let logger = self.logger
+        let outcome: Outcome = try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                SELECT t.session_id, t.user_id, t.spent_at IS NOT NULL, t.expires_at <= \(now), s.revoked_at IS NOT NULL
+                FROM refresh_tokens t JOIN sessions s USING (session_id)
+                WHERE t.token_hash = \(SecretToken.hash(refreshToken)) FOR UPDATE OF t
+                """, logger: logger)
+            var row: (UUID, UUID, Bool, Bool, Bool)?
+            for try await value in rows.decode((UUID, UUID, Bool, Bool, Bool).self) { row = value }
+            guard let (sessionId, userId, spent, expired, revoked) = row else { return .invalid }
+            if spent {
+                try await connection.run("""
+                    UPDATE sessions SET revoked_at = COALESCE(revoked_at, \(now)), revoked_reason = COALESCE(revoked_reason, 'refresh token reused')
+                    WHERE session_id = \(sessionId)
+                    """, logger: logger)
+                return .reused
+            }
+            if expired || revoked { return .invalid }
+            try await connection.run("UPDATE refresh_tokens SET spent_at = \(now) WHERE token_hash = \(SecretToken.hash(refreshToken))", logger: logger)
+            try await connection.run("""
+                INSERT INTO refresh_tokens (token_hash, session_id, user_id, issued_at, expires_at)
+                VALUES (\(SecretToken.hash(next)), \(sessionId), \(userId), \(now), \(now.addingTimeInterval(Self.refreshLifetime)))
+                """, logger: logger)
+            return .rotated(userId, sessionId)
+        }
+        switch outcome {
+        case .rotated(let userId, let sessionId):
+            return TokenPair(accessToken: try await store.tokens.issue(userId: userId, sessionId: sessionId), refreshToken: next,
+                             expiresIn: Int(store.tokens.lifetime))
+        case .reused:
+            logger.warning("refresh token reused; session revoked")
+            throw AuthError.invalidRefreshToken
+        case .invalid:
+            throw AuthError.invalidRefreshToken
+        }
+    }
+
+    public func logout(sessionId: UUID, userId: UUID) async throws {
+        try await store.revokeSessions(userId: userId, only: sessionId, reason: "logout")
+    }
+
+    public func logoutAll(userId: UUID) async throws {
+        try await store.revokeSessions(userId: userId, only: nil, reason: "logout everywhere")
+    }
+
+    /// Checks the current password, stores the new hash, ends every session and opens a new one
+    /// for the caller, so only this device stays logged in.
+    public func changePassword(_ userId: UUID, current: String, new: String) async throws -> TokenPair {
+        try ValidationFailure.check(Passwords.validationErrors(new, field: "new_password"))
+        // A stolen access token must not become a way to guess the password.
+        let attempt = try await store.throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)])
+        var stored: String?
+        for try await hash in try await client.query("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
+            stored = hash
+        }
+        guard let stored, try await store.hasher.verify(current, hash: stored) else {
+            throw ValidationFailure("current_password", "is not the current password")
+        }
+        try await store.throttle.forgive(attempt)
+        try await store.setPassword(userId, new, reason: "changed by user")
+        return try await store.startSession(userId: userId)
+    }
+
+    /// A bearer access token whose session is still open.
+    public func authenticate(accessToken: String) async throws -> Identity {
+        let (userId, sessionId) = try await store.tokens.verify(accessToken)
+        let rows = try await client.query("""
+            SELECT revoked_at IS NULL FROM sessions WHERE session_id = \(sessionId) AND user_id = \(userId)
+            """, logger: logger)
+        for try await open in rows.decode(Bool.self) where open { return .user(userId: userId, sessionId: sessionId) }
+        throw AuthError.unauthenticated("the session has ended; log in again")
+    }
+
+    /// A device key (ingestion only); records when it was last used.
+    public func authenticate(deviceKey: String) async throws -> Identity {
+        let now = store.clock.now()
+        let rows = try await client.query("""
+            UPDATE device_keys SET last_used_at = \(now)
+            WHERE key_hash = \(SecretToken.hash(deviceKey)) AND revoked_at IS NULL
+            RETURNING user_id, device_id
+            """, logger: logger)
+        for try await (userId, deviceId) in rows.decode((UUID, UUID).self) { return .device(userId: userId, deviceId: deviceId) }
+        throw AuthError.unauthenticated("the device key is not valid")
+    }
+}

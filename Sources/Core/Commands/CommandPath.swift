@@ -1,0 +1,76 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+
+/// The one way a command changes the log, the same for every area: load the state the decision
+/// needs with the stream version it was read at, decide (pure), append at exactly that version.
+/// When another request appended in between, decide again from fresh state, a bounded number of
+/// times; a client never gets a 409 it did nothing to cause. A stale If-Match is 412.
+public struct CommandPath: Sendable {
+    public let store: PostgresEventStore
+    let maxAttempts: Int
+
+    public init(store: PostgresEventStore, maxAttempts: Int = 16) {
+        self.store = store
+        self.maxAttempts = maxAttempts
+    }
+
+    /// A state read for a decision.
+    public struct Loaded<State: Sendable>: Sendable {
+        public var state: State
+        /// The stream's version the state was read at; 0 when the stream does not exist.
+        public var streamVersion: Int64
+        /// What If-Match compares with when it is not the stream's version (a task's revision
+        /// within its series' stream).
+        public var resourceVersion: Int64?
+
+        public init(state: State, streamVersion: Int64, resourceVersion: Int64? = nil) {
+            self.state = state
+            self.streamVersion = streamVersion
+            self.resourceVersion = resourceVersion
+        }
+    }
+
+    public struct Outcome: Sendable {
+        /// What this request stored; empty when the command changed nothing or was replayed.
+        public var appended: [RecordedEvent]
+        /// An earlier attempt of this very request (same Idempotency-Key and body) had already
+        /// stored its events: nothing was decided or stored again.
+        public var replayed: Bool
+    }
+
+    public func run<D: Decider>(
+        _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
+        also: PostgresEventStore.AlsoInTransaction? = nil,
+        load: () async throws -> Loaded<D.State>
+    ) async throws -> Outcome {
+        if context.idempotencySeed != nil, try await store.isStored(eventId: context.eventId(0)) {
+            return Outcome(appended: [], replayed: true)
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let loaded = try await load()
+            if let ifMatch = context.ifMatch, ifMatch != loaded.resourceVersion ?? loaded.streamVersion {
+                throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)
+            }
+            let decided = try D.decide(loaded.state, command, time)
+            guard !decided.isEmpty else { return Outcome(appended: [], replayed: false) }
+            let events = try decided.enumerated().map { index, event in
+                try NewEvent(event, id: context.eventId(index), metadata: context.metadata)
+            }
+            do {
+                let result = try await store.append(
+                    to: stream, expected: loaded.streamVersion == 0 ? .noStream : .exact(loaded.streamVersion), events: events, also: also)
+                return Outcome(appended: result.replayed ? [] : result.events, replayed: result.replayed)
+            } catch EventStoreError.wrongExpectedVersion where attempt < maxAttempts {
+                // Someone else's append won: decide again on what it left. Each lost race means
+                // another writer made progress, so this ends; the pause only spreads retries.
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+            } catch EventStoreError.wrongExpectedVersion {
+                throw ResourceError.conflict("The resource is changing too fast to apply this change; try again.")
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// An account as its rules see it: the profile and the devices still allowed in.
+public struct Account: Sendable, Equatable {
+    public var userId: UUID
+    public var profile: UserProfile
+    public var activeDevices: Set<UUID>
+    public init(userId: UUID, profile: UserProfile, activeDevices: Set<UUID> = []) {
+        self.userId = userId
+        self.profile = profile
+        self.activeDevices = activeDevices
+    }
+}
+
+/// What can be asked of an account's stream. Secrets (password hashes, keys) never reach the
+/// decider: they are stored beside the events, in the same transaction, by the services.
+public enum AccountCommand: Sendable {
+    /// `password` only to check its rules; it is hashed elsewhere and never stored in an event.
+    case register(userId: UUID, email: String, password: String, name: String, timezone: String, language: String?, currency: String?)
+    case changeProfile(ProfileChange)
+    case recordPasswordChange(reason: String)
+    case registerDevice(id: UUID, name: String, kind: String, via: String)
+    case revokeDevice(id: UUID)
+}
+
+public enum AccountDecider: Decider {
+    public static let initial: Account? = nil
+
+    public static func decide(_ state: Account?, _ command: AccountCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+        if case .register(let userId, let email, let password, let name, let timezone, let rawLanguage, let currency) = command {
+            guard state == nil else { throw ResourceError.conflict("This account already exists.") }
+            var errors: [FieldError] = []
+            var language: Language?
+            if let rawLanguage {
+                language = Language(rawValue: rawLanguage)
+                if language == nil { errors.append(FieldError("language", "must be one of en, ru, sr")) }
+            }
+            let profile = UserProfile.new(email: email, name: name, timezone: timezone, language: language, currency: currency)
+            errors += profile.validationErrors() + Passwords.validationErrors(password)
+            try ValidationFailure.check(errors)
+            return [AccountEvent.Registered(userId: userId, profile: profile)]
+        }
+        guard let account = state else { throw ResourceError.notFound }
+        switch command {
+        case .register:
+            return []
+        case .changeProfile(let change):
+            let (profile, changed) = try change.apply(to: account.profile)
+            // Sending what is already there is not a change.
+            return changed.isEmpty ? [] : [AccountEvent.ProfileChanged(userId: account.userId, profile: profile, changedFields: changed)]
+        case .recordPasswordChange(let reason):
+            return [AccountEvent.PasswordChanged(userId: account.userId, reason: reason)]
+        case .registerDevice(let id, let name, let kind, let via):
+            var errors: [FieldError] = []
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let error = TextRules.labelError(trimmed, field: "name", maxLength: 100) { errors.append(error) }
+            let deviceKind = DeviceKind(rawValue: kind)
+            if deviceKind == nil { errors.append(FieldError("kind", "must be one of " + DeviceKind.allCases.map(\.rawValue).joined(separator: ", "))) }
+            try ValidationFailure.check(errors)
+            return [AccountEvent.DeviceRegistered(userId: account.userId, deviceId: id, name: trimmed, kind: deviceKind ?? .other, via: via)]
+        case .revokeDevice(let id):
+            guard account.activeDevices.contains(id) else { throw ResourceError.notFound }
+            return [AccountEvent.DeviceRevoked(userId: account.userId, deviceId: id)]
+        }
+    }
+
+    public static func evolve(_ state: Account?, _ event: any DomainEvent) -> Account? {
+        if let registered = event as? AccountEvent.Registered {
+            return Account(userId: registered.userId, profile: registered.profile)
+        }
+        guard var account = state else { return state }
+        switch event {
+        case let changed as AccountEvent.ProfileChanged:
+            account.profile = changed.profile
+        case let device as AccountEvent.DeviceRegistered:
+            account.activeDevices.insert(device.deviceId)
+        case let revoked as AccountEvent.DeviceRevoked:
+            account.activeDevices.remove(revoked.deviceId)
+        default:
+            break
+        }
+        return account
+    }
+}

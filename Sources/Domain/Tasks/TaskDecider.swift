@@ -1,0 +1,136 @@
+import Foundation
+
+/// Every rule about changing tasks. The state is nil until the series' first task is created.
+public enum TaskDecider: Decider {
+    public static let initial: TaskSeries? = nil
+
+    public static func decide(_ state: TaskSeries?, _ command: TaskCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+        if case .create(let id, let draft) = command {
+            guard state == nil else { throw ResourceError.conflict("A task with this id already exists.") }
+            guard draft.title != nil else { throw ValidationFailure("title", "is required") }
+            let (due, time) = try parse(draft)
+            return [TaskEvent.Created(
+                taskId: id, seriesId: id, title: (draft.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+                notes: draft.notes, priority: draft.priority ?? 2, dueDate: due, dueTime: time, repeat: draft.repeat,
+                anchorDate: draft.repeat == nil ? nil : due, occurrence: 0)]
+        }
+        guard let series = state else { throw ResourceError.notFound }
+        switch command {
+        case .create:
+            return []
+        case .change(let taskId, let change):
+            let task = try series.task(taskId)
+            return try changed(task, change, series: series).map { [$0] } ?? []
+        case .complete(let taskId, let nextId):
+            let task = try series.task(taskId)
+            // A completed task cannot be completed again: the second request decides nothing.
+            guard !task.completed else { return [] }
+            var next: TaskEvent.Created?
+            if let rule = task.repeat, let anchor = series.anchor {
+                let (occurrence, due) = rule.next(anchor: anchor, after: task.occurrence, currentDue: task.dueDate)
+                next = TaskEvent.Created(
+                    taskId: nextId, seriesId: series.seriesId, title: task.title, notes: task.notes, priority: task.priority,
+                    dueDate: due, dueTime: task.dueTime, repeat: rule, anchorDate: anchor, occurrence: occurrence)
+            }
+            let completed = TaskEvent.Completed(taskId: taskId, completedAt: now.instant, nextTaskId: next?.taskId)
+            return [completed] + (next.map { [$0] } ?? [])
+        case .uncomplete(let taskId):
+            let task = try series.task(taskId)
+            guard task.completed else { return [] }
+            var events: [any DomainEvent] = [TaskEvent.Uncompleted(taskId: taskId)]
+            // The occurrence the completion created goes too, unless someone has touched it.
+            if let next = task.nextTaskId, series.tasks[next]?.revision == 1 {
+                events.append(TaskEvent.Deleted(taskId: next))
+            }
+            return events
+        case .delete(let taskId):
+            _ = try series.task(taskId)
+            return [TaskEvent.Deleted(taskId: taskId)]
+        }
+    }
+
+    static func parse(_ draft: TaskDraft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {
+        var errors = TaskRules.validationErrors(title: draft.title, priority: draft.priority, recurrence: draft.repeat,
+                                                hasDueDate: draft.dueDate != nil)
+        let due = draft.dueDate.flatMap(LocalDate.init)
+        if draft.dueDate != nil, due == nil { errors.append(FieldError("due_date", "must be a date as YYYY-MM-DD")) }
+        let time = draft.dueTime.flatMap(LocalTime.init)
+        if draft.dueTime != nil, time == nil { errors.append(FieldError("due_time", "must be a time of day as HH:MM")) }
+        if draft.dueTime != nil, draft.dueDate == nil { errors.append(FieldError("due_time", "needs a due_date")) }
+        if let notes = draft.notes, notes.count > 10_000 { errors.append(FieldError("notes", "must be at most 10000 characters")) }
+        try ValidationFailure.check(errors)
+        return (due, time)
+    }
+
+    /// The task's fields after the change, whole; nil when nothing would change.
+    static func changed(_ task: TaskSeries.Item, _ change: TaskChange, series: TaskSeries) throws -> TaskEvent.Changed? {
+        if change.changesRepeat { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
+        if change.dueDate.isClear, task.repeat != nil {
+            throw ValidationFailure("due_date", "a repeating task keeps a due date; delete it or complete it instead")
+        }
+        let dueDate = change.dueDate.applied(to: task.dueDate?.description)
+        // Clearing the due date clears its time too; a time sent without any date is refused by parse.
+        let dueTime = dueDate == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: task.dueTime?.description)
+        let merged = TaskDraft(title: change.title, notes: change.notes.newValue, priority: change.priority, dueDate: dueDate, dueTime: dueTime)
+        let (due, time) = try parse(merged)
+        // Moving a series' first occurrence moves the series; later ones keep its anchor.
+        let reanchor = task.repeat != nil && task.occurrence == 0 && due != series.anchor ? due : nil
+        let event = TaskEvent.Changed(
+            taskId: task.id, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? task.title,
+            notes: change.notes.applied(to: task.notes), priority: change.priority ?? task.priority, dueDate: due, dueTime: time,
+            anchorDate: reanchor)
+        let same = event.title == task.title && event.notes == task.notes && event.priority == task.priority
+            && event.dueDate == task.dueDate && event.dueTime == task.dueTime && reanchor == nil
+        return same ? nil : event
+    }
+
+    public static func evolve(_ state: TaskSeries?, _ event: any DomainEvent) -> TaskSeries? {
+        if let created = event as? TaskEvent.Created {
+            var series = state ?? TaskSeries(seriesId: created.seriesId, anchor: created.anchorDate, tasks: [:])
+            series.tasks[created.taskId] = .init(
+                id: created.taskId, title: created.title, notes: created.notes, priority: created.priority, dueDate: created.dueDate,
+                dueTime: created.dueTime, repeat: created.repeat, occurrence: created.occurrence)
+            return series
+        }
+        guard var series = state else { return state }
+        func update(_ id: UUID, _ body: (inout TaskSeries.Item) -> Void) {
+            guard var task = series.tasks[id] else { return }
+            body(&task)
+            task.revision += 1
+            series.tasks[id] = task
+        }
+        switch event {
+        case let changed as TaskEvent.Changed:
+            update(changed.taskId) {
+                $0.title = changed.title
+                $0.notes = changed.notes
+                $0.priority = changed.priority
+                $0.dueDate = changed.dueDate
+                $0.dueTime = changed.dueTime
+            }
+            if let anchor = changed.anchorDate { series.anchor = anchor }
+        case let completed as TaskEvent.Completed:
+            update(completed.taskId) {
+                $0.completed = true
+                $0.nextTaskId = completed.nextTaskId
+            }
+        case let uncompleted as TaskEvent.Uncompleted:
+            update(uncompleted.taskId) {
+                $0.completed = false
+                $0.nextTaskId = nil
+            }
+        case let deleted as TaskEvent.Deleted:
+            series.tasks[deleted.taskId] = nil
+        default:
+            break
+        }
+        return series
+    }
+}
+
+extension TaskSeries {
+    func task(_ id: UUID) throws -> Item {
+        guard let task = tasks[id] else { throw ResourceError.notFound }
+        return task
+    }
+}

@@ -1,0 +1,142 @@
+import Domain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The queries over what `HabitsProjector` writes. Services read habits only through these;
+/// every query leads with `owner_id` (DESIGN §7: the read models distribute by owner).
+public struct HabitsReadModel: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// One habit's definition as stored, with the version of its stream.
+    public struct Row: Sendable {
+        public var id: UUID
+        public var name: String
+        public var emoji: String?
+        public var color: String?
+        public var kind: HabitEvent.Kind
+        public var target: Decimal?
+        public var unit: String?
+        public var schedules: [HabitFacts.ScheduleChange]
+        public var startDate: LocalDate
+        public var reminderTime: LocalTime?
+        public var archived: Bool
+        public var version: Int64
+        /// The list position: creation time in whole microseconds, then id.
+        public var position: Position
+    }
+
+    public struct Position: Sendable, Codable, Equatable {
+        public var createdMicros: Int64
+        public var id: UUID
+        public init(createdMicros: Int64, id: UUID) {
+            self.createdMicros = createdMicros
+            self.id = id
+        }
+    }
+
+    /// Habits of `owner` in creation order after `after`; one habit when `habitId` is given.
+    public func rows(_ owner: UUID, habitId: UUID? = nil, includeArchived: Bool, after: Position? = nil, limit: Int = 10_000) async throws -> [Row] {
+        let afterMicros = after?.createdMicros ?? Int64.min
+        let afterId = after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        var rows: [Row] = []
+        for try await r in try await client.query("""
+            SELECT habit_id, name, emoji, color, kind, target, unit, schedules::text, start_date::text, reminder_time, archived, version,
+                   (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
+            FROM rm_habits
+            WHERE owner_id = \(owner) AND (\(habitId)::uuid IS NULL OR habit_id = \(habitId)) AND (\(includeArchived) OR NOT archived)
+              AND ((EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, habit_id) > (\(afterMicros), \(afterId))
+            ORDER BY created_at, habit_id
+            LIMIT \(limit)
+            """, logger: logger).decode((UUID, String, String?, String?, String, Decimal?, String?, String, String, String?, Bool, Int64, Int64).self) {
+            guard let kind = HabitEvent.Kind(rawValue: r.4) else { throw CorruptData("habit kind", r.4) }
+            guard let start = LocalDate(r.8) else { throw CorruptData("habit start date", r.8) }
+            let reminder = try r.9.map { raw in
+                guard let time = LocalTime(raw) else { throw CorruptData("habit reminder time", raw) }
+                return time
+            }
+            let entries: [HabitsProjector.ScheduleEntry]
+            do { entries = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: r.7) } catch { throw CorruptData("habit schedules", r.7) }
+            guard !entries.isEmpty else { throw CorruptData("habit schedules", r.7) }
+            rows.append(Row(id: r.0, name: r.1, emoji: r.2, color: r.3, kind: kind, target: r.5, unit: r.6,
+                            schedules: entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }, startDate: start,
+                            reminderTime: reminder, archived: r.10, version: r.11, position: Position(createdMicros: r.12, id: r.0)))
+        }
+        return rows
+    }
+
+    /// Logs and freezes of a habit, read after its row (so never older than its version).
+    public struct Entries: Sendable {
+        /// The day's total per date (boolean habits: 1).
+        public var values: [LocalDate: Decimal]
+        public var freezes: [UUID: Habit.Freeze]
+        public static let none = Entries(values: [:], freezes: [:])
+        public var freezeRanges: [ClosedRange<LocalDate>] { freezes.values.map { $0.from...$0.to } }
+    }
+
+    public func entries(_ owner: UUID, _ rows: [Row]) async throws -> [UUID: Entries] {
+        let ids = rows.map(\.id)
+        // One row per habit with its dates as day numbers: two years of 30 habits is 30 rows,
+        // not 15,000. Boolean habits need no values (every log counts 1).
+        let numeric = Set(rows.filter { $0.kind == .numeric }.map(\.id))
+        var result = Dictionary(uniqueKeysWithValues: ids.map { ($0, Entries(values: [:], freezes: [:])) })
+        for try await (id, days, amounts) in try await client.query("""
+            SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4), array_agg(value::text)
+            FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            GROUP BY habit_id
+            """, logger: logger).decode((UUID, [Int32], [String]).self) {
+            var perDay: [LocalDate: Decimal] = [:]
+            perDay.reserveCapacity(days.count)
+            let exact = numeric.contains(id)
+            for (day, amount) in zip(days, amounts) {
+                if exact {
+                    guard let value = Decimal(string: amount) else { throw CorruptData("habit log value", amount) }
+                    perDay[LocalDate(daysSinceEpoch: Int(day))] = value
+                } else {
+                    perDay[LocalDate(daysSinceEpoch: Int(day))] = 1
+                }
+            }
+            result[id]?.values = perDay
+        }
+        for try await (freezeId, id, from, to, reason) in try await client.query("""
+            SELECT freeze_id, habit_id, from_date::text, to_date::text, reason FROM rm_habit_freezes
+            WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            """, logger: logger).decode((UUID, UUID, String, String, String?).self) {
+            guard let start = LocalDate(from), let end = LocalDate(to), start <= end else { throw CorruptData("habit freeze", "\(from)..\(to)") }
+            result[id]?.freezes[freezeId] = Habit.Freeze(from: start, to: end, reason: reason)
+        }
+        return result
+    }
+
+    /// The habit as `HabitDecider` sees it, with the stream version it was read at; nil when
+    /// the owner has no such habit.
+    public func decisionState(_ owner: UUID, _ habitId: UUID) async throws -> (habit: Habit, version: Int64)? {
+        guard let row = try await rows(owner, habitId: habitId, includeArchived: true).first else { return nil }
+        let entries = try await entries(owner, [row])[habitId] ?? Entries(values: [:], freezes: [:])
+        let habit = Habit(
+            id: row.id, name: row.name, emoji: row.emoji, color: row.color, kind: row.kind, target: row.target, unit: row.unit,
+            reminderTime: row.reminderTime, startDate: row.startDate, schedules: row.schedules, archived: row.archived,
+            loggedDates: Set(entries.values.keys), freezes: entries.freezes)
+        return (habit, row.version)
+    }
+
+    /// A habit's logs between two dates, oldest first.
+    public func logs(_ owner: UUID, _ habitId: UUID, from: LocalDate, to: LocalDate) async throws -> [(LocalDate, Decimal)] {
+        var result: [(LocalDate, Decimal)] = []
+        for try await (date, value) in try await client.query("""
+            SELECT date::text, value FROM rm_habit_logs
+            WHERE owner_id = \(owner) AND habit_id = \(habitId) AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            ORDER BY date
+            """, logger: logger).decode((String, Decimal).self) {
+            guard let day = LocalDate(date) else { throw CorruptData("habit log date", date) }
+            result.append((day, value))
+        }
+        return result
+    }
+}

@@ -89,7 +89,7 @@ public struct PostgresEventStore: Sendable {
             guard index < events.count else { break }
             let event = events[index]
             recorded.append(RecordedEvent(
-                position: LogPosition(transactionId: UInt64(transaction) ?? 0, globalPosition: position),
+                position: try LogPosition(transactionText: transaction, globalPosition: position),
                 eventId: event.eventId, ownerId: stream.ownerId, streamId: stream.id, streamVersion: version,
                 type: event.type, schemaVersion: event.schemaVersion, data: event.data,
                 metadataJSON: metadata[index], recordedAt: recordedAt))
@@ -143,7 +143,7 @@ public struct PostgresEventStore: Sendable {
         var events: [RecordedEvent] = []
         for try await row in rows.decode(EventRow.self) {
             events.append(RecordedEvent(
-                position: LogPosition(transactionId: UInt64(row.1) ?? 0, globalPosition: row.0),
+                position: try LogPosition(transactionText: row.1, globalPosition: row.0),
                 eventId: row.2, ownerId: row.3, streamId: row.4, streamVersion: row.5, type: row.6,
                 schemaVersion: row.7, data: row.8, metadataJSON: row.9, recordedAt: row.10))
         }

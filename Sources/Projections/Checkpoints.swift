@@ -9,7 +9,7 @@ enum Checkpoints {
             SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE projector = \(projector)
             """, logger: logger)
         for try await (tx, position) in rows.decode((String, Int64).self) {
-            return LogPosition(transactionId: UInt64(tx) ?? 0, globalPosition: position)
+            return try LogPosition(transactionText: tx, globalPosition: position)
         }
         return .start
     }

@@ -246,7 +246,7 @@ public struct ProjectionRebuilder: Sendable {
                 WHERE table_schema = 'lifelog_rebuild' AND table_name = ANY(\(projector.tables)::text[])
                 """, on: connection, logger: logger) ?? 0
             if let saved, saved.0 == definition, shadowTables == projector.tables.count {
-                let position = LogPosition(transactionId: UInt64(saved.1) ?? 0, globalPosition: saved.2)
+                let position = try LogPosition(transactionText: saved.1, globalPosition: saved.2)
                 logger.info("resuming rebuild", metadata: ["projector": "\(projector.name)", "position": "\(position)"])
                 return ((position, saved.3), true)
             }

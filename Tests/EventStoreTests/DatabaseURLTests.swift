@@ -17,3 +17,14 @@ import Testing
         }
     }
 }
+
+@Suite struct LogPositionParsingTests {
+    /// A checkpoint whose transaction id does not parse must fail loudly: read as 0, it would
+    /// replay the whole log into an additive projector and count every event twice.
+    @Test func aTransactionIdThatIsNotANumberIsAnErrorNotZero() throws {
+        #expect(try LogPosition(transactionText: "123456789", globalPosition: 7) == LogPosition(transactionId: 123_456_789, globalPosition: 7))
+        #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "", globalPosition: 7) }
+        #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "12a", globalPosition: 7) }
+        #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "-1", globalPosition: 7) }
+    }
+}

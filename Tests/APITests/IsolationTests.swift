@@ -55,7 +55,8 @@ import TestSupport
                 (.get, "/api/v1/habits/{id}/logs", nil),
                 (.get, "/api/v1/habits/{id}/history", nil),
                 (.post, "/api/v1/habits/{id}/freezes", #"{"from":"2026-01-01","to":"2026-01-02"}"#),
-                (.delete, "/api/v1/habits/{id}/freezes/00000000-0000-0000-0000-000000000000", nil),
+                (.delete, "/api/v1/habits/{id}/logs/{date}", nil),
+                (.delete, "/api/v1/habits/{id}/freezes/{freeze_id}", nil),
             ],
             intact: { http, token, id in
                 let habit = try await http.call(.get, "/api/v1/habits/\(id)", token: token)
@@ -74,6 +75,31 @@ import TestSupport
             }),
     ]
 
+    /// Values for the path parameters other than the resource's own id.
+    static func concrete(_ path: String, id: String) -> String {
+        path.replacingOccurrences(of: "{id}", with: id)
+            .replacingOccurrences(of: "{date}", with: "2026-01-01")
+            .replacingOccurrences(of: "{freeze_id}", with: "00000000-0000-0000-0000-000000000000")
+    }
+
+    /// Forgetting is impossible: every registered route with a path parameter has a case here,
+    /// so a new area's `{id}` routes fail this test until their isolation is tested.
+    @Test func everyRouteWithAPathParameterHasAnIsolationCase() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let routes = RouteTable()
+            _ = buildRouter(try await AppDependencies.forTests(client: client), routes: routes)
+            let parameterized = Set(routes.all().compactMap { route -> String? in
+                // The router writes parameters as {id} or :id; the cases as {id}.
+                let path = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                guard path.contains(where: { $0.hasPrefix("{") }) else { return nil }
+                return "\(route.method) /" + path.joined(separator: "/")
+            })
+            let covered = Set(Self.cases.flatMap { $0.attempts.map { "\($0.method) \($0.path)" } })
+            #expect(parameterized.subtracting(covered).sorted() == [], "routes with a path parameter but no isolation case")
+            #expect(parameterized.count >= 15)
+        }
+    }
+
     @Test(arguments: cases)
     func anotherUsersResourceIsNotFound(_ item: Case) async throws {
         try await AppHarness.with { harness, http in
@@ -82,7 +108,7 @@ import TestSupport
             let id = try await item.create(http, a)
             #expect(!id.isEmpty)
             for attempt in item.attempts {
-                let response = try await http.call(attempt.method, attempt.path.replacingOccurrences(of: "{id}", with: id), token: b, json: attempt.json)
+                let response = try await http.call(attempt.method, Self.concrete(attempt.path, id: id), token: b, json: attempt.json)
                 #expect(response.status == .notFound, "\(attempt.method) \(attempt.path)")
             }
             #expect(try await item.intact(http, a, id))

@@ -86,3 +86,18 @@ import Testing
         }
     }
 }
+
+@Suite struct EmailTests {
+    /// Found by fuzzing: an address such as "ěþ@³ã.mì«é" was stored and then answered under
+    /// `format: email`, which it is not. Only what RFC 5321 delivers in ASCII is accepted.
+    @Test func onlyASCIIAddressesWithWellFormedPartsAreValid() {
+        for valid in ["ana@example.com", "a@b.co", "o'neil+tag@mail.example.org", "x_y@xn--bcher-kva.example"] {
+            #expect(Email.isValid(valid), "\(valid)")
+        }
+        for invalid in ["ěþ@example.com", "ana@exämple.com", "a..b@example.com", ".a@example.com", "a.@example.com", "a@example",
+                        "a@-example.com", "a@example-.com", "a@exa_mple.com", "a b@example.com", "@example.com", "a@@example.com",
+                        String(repeating: "a", count: 65) + "@example.com"] {
+            #expect(!Email.isValid(invalid), "\(invalid)")
+        }
+    }
+}

@@ -102,12 +102,23 @@ public enum Email {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
+    /// An address as RFC 5321 delivers it, in ASCII: a local part of letters, digits, dots (not
+    /// first, last or doubled) and the symbols RFC 5322 allows; a domain of at least two labels
+    /// of letters, digits and inner hyphens. Internationalized addresses (RFC 6531) are refused:
+    /// what the server stores is what `format: email` promises clients. An IDN domain can be
+    /// given in its ASCII (punycode) form.
     public static func isValid(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.count <= 254,
-              !email.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
-        else { return false }
-        return !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+        guard parts.count == 2, email.count <= 254 else { return false }
+        let local = parts[0], domain = parts[1]
+        let symbols = Set("!#$%&'*+/=?^_`{|}~-.")
+        guard (1...64).contains(local.count), local.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || symbols.contains($0)) }),
+              !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..") else { return false }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { label in
+            (1...63).contains(label.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        }
     }
 }
 

@@ -60,20 +60,38 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var context = context
         context.idempotencySeed = fingerprintKeys.first.map { Array(HMAC<SHA256>.authenticationCode(for: seedMessage, using: $0)) }
 
-        var claimed = false
-        for try await _ in try await client.query("""
-            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
-            ON CONFLICT (user_id, key) DO NOTHING
-            RETURNING 1
-            """, logger: logger) { claimed = true }
+        var claimed = try await claim(userId: userId, key: key, requestHash: requestHash, now: now, logger: logger)
         if !claimed {
-            // Answered already (replayed), another request (422), or still running: wait for it,
-            // then do the work here; the ids it derives find what the first attempt stored.
+            // Answered already (replayed), another request (422), or still running: wait for it.
             let polls = Int(inFlightWait / .milliseconds(50))
             for poll in 0...polls {
-                if let stored = try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger) { return stored }
-                if poll < polls { try await Task.sleep(for: .milliseconds(50)) }
+                switch try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger) {
+                case .answered(let stored):
+                    return stored
+                case .absent:
+                    // The first attempt failed and let its claim go: this one takes it.
+                    claimed = try await claim(userId: userId, key: key, requestHash: requestHash, now: now, logger: logger)
+                case .inFlight(let since):
+                    // Work outside the command path (hashes, tokens, codes) must not run twice:
+                    // those routes wait for the first attempt, and take over only a claim its
+                    // server abandoned a minute ago.
+                    if !Self.rerunsSafely(request.uri.path) {
+                        if since < now.addingTimeInterval(-60) {
+                            try await client.run("""
+                                UPDATE idempotency_keys SET created_at = \(now)
+                                WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND created_at = \(since)
+                                """, logger: logger)
+                            claimed = true
+                        } else if poll == polls {
+                            throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
+                        }
+                    }
+                }
+                if claimed || poll == polls { break }
+                try await Task.sleep(for: .milliseconds(50))
             }
+            // Still running after the wait, or its server died: run the command here. Its ids
+            // derive from the key, so it finds what the first attempt stored and stores nothing twice.
         }
         let response: Response
         let bytes: ByteBuffer
@@ -98,7 +116,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 try await client.run("""
                     UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
                       body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
-                    WHERE user_id = \(userId) AND key = \(key) AND status IS NULL
+                    WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND request_hash = ANY(\(fingerprints))
                     """, logger: logger)
                 try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
                 break
@@ -132,24 +150,47 @@ struct IdempotencyMiddleware: RouterMiddleware {
         try await client.run("DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND status IS NULL", logger: logger)
     }
 
-    /// The stored answer; nil while the first attempt has not answered. Another request under
-    /// the same key is 422.
-    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Response? {
+    enum Stored {
+        case answered(Response)
+        /// Claimed since this instant, not answered yet.
+        case inFlight(since: Date)
+        case absent
+    }
+
+    /// Routes whose work is a command with ids derived from the key (every area's), so running
+    /// it again finishes, never repeats, the first attempt. The accounts routes do security work
+    /// beside the log (a password hash, a session, a pairing code) and are not among them.
+    static func rerunsSafely(_ path: String) -> Bool {
+        !["/api/v1/auth/", "/api/v1/me", "/api/v1/devices", "/api/v1/pair"].contains { path.hasPrefix($0) }
+    }
+
+    private func claim(userId: UUID, key: String, requestHash: ByteBuffer, now: Date, logger: Logger) async throws -> Bool {
+        for try await _ in try await client.query("""
+            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
+            ON CONFLICT (user_id, key) DO NOTHING
+            RETURNING 1
+            """, logger: logger) { return true }
+        return false
+    }
+
+    /// The stored answer, or where the first attempt stands. Another request under the same key is 422.
+    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Stored {
         let rows = try await client.query("""
-            SELECT request_hash, status, content_type, body, etag, location FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key)
+            SELECT request_hash, status, content_type, body, etag, location, created_at FROM idempotency_keys
+            WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)
-        for try await (hash, status, contentType, body, etag, location) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?).self) {
+        for try await (hash, status, contentType, body, etag, location, created) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?, Date).self) {
             guard fingerprints.contains(hash) else {
                 throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
             }
-            guard let status, let body else { return nil }
+            guard let status, let body else { return .inFlight(since: created) }
             var headers: HTTPFields = [.idempotentReplayed: "true"]
             if let contentType { headers[.contentType] = contentType }
             if let etag { headers[.eTag] = etag }
             if let location { headers[.location] = location }
-            return Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body))
+            return .answered(Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body)))
         }
-        return nil
+        return .absent
     }
 }
 

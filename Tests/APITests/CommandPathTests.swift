@@ -169,6 +169,52 @@ import TestSupport
         }
     }
 
+    /// If-Match on a habit or task that is not there (or is another user's) is 404, not 412.
+    @Test func ifMatchOnAMissingResourceIsNotFound() async throws {
+        try await AppHarness.with(now: Self.now) { _, http in
+            let user = try await register(http, "missing@example.com")
+            let unknown = UUID().uuidString.lowercased()
+            let ifMatch: HTTPFields = [.ifMatch: "\"1\""]
+            #expect(try await http.call(.patch, "/api/v1/habits/\(unknown)", token: user.token, headers: ifMatch, json: #"{"name":"X"}"#).status == .notFound)
+            #expect(try await http.call(.patch, "/api/v1/tasks/\(unknown)", token: user.token, headers: ifMatch, json: #"{"title":"X"}"#).status == .notFound)
+        }
+    }
+
+    /// The accounts routes do work beside the log (a password hash, a session, a pairing code)
+    /// that running twice would repeat: a retry while the first attempt still holds its claim
+    /// waits, then hears 409 "in progress"; an area's command route runs the command instead,
+    /// which finds the first attempt's events by their ids.
+    @Test func aRetryBesideAnUnfinishedFirstAttemptIsSafeOnEveryRoute() async throws {
+        try await AppHarness.with(now: Self.now) { harness, http in
+            let user = try await register(http, "inflight@example.com")
+            let codeKey: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "code-1"]
+            #expect(try await http.call(.post, "/api/v1/devices/pairing-codes", token: user.token, headers: codeKey).status == .created)
+            try await harness.client.query("UPDATE idempotency_keys SET status = NULL, body = NULL WHERE user_id = \(user.id)",
+                                           logger: TestDatabase.logger).collect()
+            let retried = try await http.call(.post, "/api/v1/devices/pairing-codes", token: user.token, headers: codeKey)
+            #expect(retried.status == .conflict)
+            var codes = 0
+            for try await count in try await harness.client.query("SELECT count(*)::int FROM pairing_codes WHERE user_id = \(user.id)",
+                                                                  logger: TestDatabase.logger).decode(Int.self) { codes = count }
+            #expect(codes == 1)
+        }
+    }
+
+    /// Addresses stored before the stricter rule for new ones still log in and still change
+    /// their profile: a stored address is never judged again.
+    @Test func anAddressStoredBeforeTheStricterRuleStillWorks() async throws {
+        try await AppHarness.with(now: Self.now) { harness, http in
+            let user = try await register(http, "legacy@example.com")
+            try await harness.client.query("UPDATE rm_users SET email = 'jörg@exämple.de' WHERE user_id = \(user.id)",
+                                           logger: TestDatabase.logger).collect()
+            let login = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"jörg@exämple.de","password":"correct horse battery"}"#)
+            #expect(login.status == .ok)
+            #expect(try await http.call(.patch, "/api/v1/me", token: user.token, json: #"{"name":"Jörg"}"#).status == .ok)
+            let refused = try await http.register("jörg@exämple.com")
+            #expect(refused.status == .unprocessableContent)
+        }
+    }
+
     @Test func habitListsArePagedWithAnOpaqueCursor() async throws {
         try await AppHarness.with(now: Self.now) { _, http in
             let user = try await register(http, "pages@example.com")

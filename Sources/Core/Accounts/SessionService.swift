@@ -66,10 +66,10 @@ public struct SessionService: Sendable {
     public func login(email: String, password: String, address: String) async throws -> (UserRecord, TokenPair) {
         let email = Email.normalize(email)
         // Text that could never be an account still counts against the address, not a new key.
-        let accountKey = Email.isValid(email) ? "account:\(email)" : "account:invalid"
+        let accountKey = Email.isPlausible(email) ? "account:\(email)" : "account:invalid"
         let keys = [accountKey, "address:\(address.prefix(64))"]
         let attempt = try await store.throttle.claim([(keys[0], Self.accountFailureLimit), (keys[1], Self.addressFailureLimit)])
-        guard Email.isValid(email), !password.contains("\0") else { throw AuthError.invalidCredentials }
+        guard Email.isPlausible(email), !password.contains("\0") else { throw AuthError.invalidCredentials }
         var found: (UUID, String)?
         let rows = try await client.query("""
             SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)

@@ -11,7 +11,7 @@ public struct CommandPath: Sendable {
     public let store: PostgresEventStore
     let maxAttempts: Int
 
-    public init(store: PostgresEventStore, maxAttempts: Int = 16) {
+    public init(store: PostgresEventStore, maxAttempts: Int = 40) {
         self.store = store
         self.maxAttempts = maxAttempts
     }
@@ -48,11 +48,30 @@ public struct CommandPath: Sendable {
         if context.idempotencySeed != nil, try await store.isStored(eventId: context.eventId(0)) {
             return Outcome(appended: [], replayed: true)
         }
+        do {
+            return try await decideAndAppend(decider, stream: stream, command: command, context: context, time: time, also: also, load: load)
+        } catch let error as ResourceError where context.idempotencySeed != nil {
+            // A first attempt of this request that committed while this one was deciding (a
+            // retry running beside it) makes its create a conflict: it is this request's own
+            // work, so the answer is a replay.
+            if try await store.isStored(eventId: context.eventId(0)) { return Outcome(appended: [], replayed: true) }
+            throw error
+        } catch EventStoreError.eventIdConflict where context.idempotencySeed != nil {
+            if try await store.isStored(eventId: context.eventId(0)) { return Outcome(appended: [], replayed: true) }
+            throw EventStoreError.eventIdConflict(stream: stream.id)
+        }
+    }
+
+    private func decideAndAppend<D: Decider>(
+        _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
+        also: PostgresEventStore.AlsoInTransaction?, load: () async throws -> Loaded<D.State>
+    ) async throws -> Outcome {
         var attempt = 0
         while true {
             attempt += 1
             let loaded = try await load()
-            if let ifMatch = context.ifMatch, ifMatch != loaded.resourceVersion ?? loaded.streamVersion {
+            // No stream, no resource: the decider answers (404 for anything but a create), not If-Match.
+            if let ifMatch = context.ifMatch, loaded.streamVersion > 0, ifMatch != loaded.resourceVersion ?? loaded.streamVersion {
                 throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)
             }
             let decided = try D.decide(loaded.state, command, time)
@@ -66,8 +85,9 @@ public struct CommandPath: Sendable {
                 return Outcome(appended: result.replayed ? [] : result.events, replayed: result.replayed)
             } catch EventStoreError.wrongExpectedVersion where attempt < maxAttempts {
                 // Someone else's append won: decide again on what it left. Each lost race means
-                // another writer made progress, so this ends; the pause only spreads retries.
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...(500 * attempt))))
+                // another writer made progress, so this ends; the growing, jittered pause spreads
+                // a crowd of writers of one stream out (up to 20 ms).
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...min(20_000, 250 * attempt * attempt))))
             } catch EventStoreError.wrongExpectedVersion {
                 throw ResourceError.conflict("The resource is changing too fast to apply this change; try again.")
             }

@@ -6,13 +6,24 @@ import Projections
 /// habit event bumps `rm_habits.version`, so a cached entry whose version still matches the row
 /// is exactly what the database holds; `GET /habits` then reads 30 small rows, not two years of
 /// logs. Bounded, and safe with several server instances (the version comes from the database).
+///
+/// The derived state of a habit on a day (streaks walk the calendar from the habit's start) is
+/// kept too, by habit, version, day and week start: it changes only when one of those does, so
+/// ten years of history cost one walk per habit per day, not one per request.
 actor HabitFactsCache {
+    struct StateKey: Hashable {
+        var habitId: UUID
+        var version: Int64
+        var day: LocalDate
+        var weekStart: Int
+    }
     struct Entry: Sendable {
         var version: Int64
         var entries: HabitsReadModel.Entries
     }
 
     private var entries: [UUID: Entry] = [:]
+    private var states: [StateKey: HabitState] = [:]
     private let capacity: Int
 
     init(capacity: Int = 20_000) { self.capacity = capacity }
@@ -33,5 +44,16 @@ actor HabitFactsCache {
             entries.removeAll(keepingCapacity: true)
         }
         entries.merge(fresh) { _, new in new }
+    }
+
+    func states(_ keys: [StateKey]) -> [StateKey: HabitState] {
+        var found: [StateKey: HabitState] = [:]
+        for key in keys { found[key] = states[key] }
+        return found
+    }
+
+    func store(_ fresh: [StateKey: HabitState]) {
+        if states.count + fresh.count > capacity { states.removeAll(keepingCapacity: true) }
+        states.merge(fresh) { _, new in new }
     }
 }

@@ -177,12 +177,20 @@ public struct HabitService: Sendable {
     }
 
     func views(_ owner: UUID, _ rows: [HabitsReadModel.Row], day: LocalDate, calendar: UserCalendar) async throws -> [HabitView] {
-        try await facts(owner, rows, calendar: calendar).map { row, facts in
-            HabitView(
+        let withFacts = try await facts(owner, rows, calendar: calendar)
+        let keys = rows.map { HabitFactsCache.StateKey(habitId: $0.id, version: $0.version, day: day, weekStart: calendar.weekStart) }
+        let states = await cache.states(keys)
+        var computed: [HabitFactsCache.StateKey: HabitState] = [:]
+        let views = zip(withFacts, keys).map { pair, key in
+            let (row, facts) = pair
+            let state = states[key] ?? HabitCalculator.state(facts, today: day)
+            if states[key] == nil { computed[key] = state }
+            return HabitView(
                 id: row.id, name: row.name, emoji: row.emoji, color: row.color, kind: row.kind, target: facts.target, unit: row.unit,
                 schedule: facts.schedule(on: day).schedule, startDate: facts.start, reminderTime: row.reminderTime?.description,
-                archived: row.archived, version: row.version, date: day, state: HabitCalculator.state(facts, today: day),
-                position: row.position)
+                archived: row.archived, version: row.version, date: day, state: state, position: row.position)
         }
+        if !computed.isEmpty { await cache.store(computed) }
+        return views
     }
 }

@@ -36,6 +36,8 @@ public enum AccountDecider: Decider {
                 if language == nil { errors.append(FieldError("language", "must be one of en, ru, sr")) }
             }
             let profile = UserProfile.new(email: email, name: name, timezone: timezone, language: language, currency: currency)
+            // The address rule applies to new addresses only; a stored one is never re-judged.
+            if !Email.isValid(profile.email) { errors.append(FieldError("email", "must be an email address")) }
             errors += profile.validationErrors() + Passwords.validationErrors(password)
             try ValidationFailure.check(errors)
             return [AccountEvent.Registered(userId: userId, profile: profile)]

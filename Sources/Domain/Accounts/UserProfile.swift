@@ -85,7 +85,6 @@ public struct UserProfile: Sendable, Equatable, Codable {
     /// Every rule a stored profile keeps; field names are the API's.
     public func validationErrors() -> [FieldError] {
         var errors: [FieldError] = []
-        if !Email.isValid(email) { errors.append(FieldError("email", "must be an email address")) }
         if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if !TimeZones.isValid(timezone) {
             errors.append(FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"))
@@ -100,6 +99,17 @@ public struct UserProfile: Sendable, Equatable, Codable {
 public enum Email {
     public static func normalize(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// Whether a login's text could be an account's address: one @, a dotted domain, no space
+    /// or control character. Deliberately loose: accounts made before the stricter rule for new
+    /// addresses (`isValid`) must still be able to log in.
+    public static func isPlausible(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.count <= 254,
+              !email.contains(where: { $0.isWhitespace || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } })
+        else { return false }
+        return !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
     }
 
     /// An address as RFC 5321 delivers it, in ASCII: a local part of letters, digits, dots (not

@@ -67,7 +67,8 @@ public struct TasksReadModel: Sendable {
                    t.repeat::text, t.occurrence, t.completed, t.next_task_id, t.revision
             FROM rm_tasks asked
             JOIN rm_task_series s ON s.owner_id = asked.owner_id AND s.series_id = asked.series_id
-            JOIN rm_tasks t ON t.owner_id = asked.owner_id AND (t.task_id = asked.task_id OR t.task_id = asked.next_task_id)
+            JOIN rm_tasks t ON t.owner_id = asked.owner_id AND t.series_id = asked.series_id
+                           AND (t.task_id = asked.task_id OR t.task_id = asked.next_task_id)
             WHERE asked.owner_id = \(owner) AND asked.task_id = \(taskId)
             """, logger: logger).decode((Int64, UUID, String?, UUID, String, String?, Int16, String?, String?, String?, Int, Bool, UUID?, Int64).self) {
             version = r.0

@@ -99,7 +99,10 @@ extension PostgresClient {
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            return try await body(client)
+            let result = try await body(client)
+            // A one-shot job runs no ReaderWaker: announce its appends before the pool goes.
+            if CommitSignal.of(client).takeIfRung() { try? await ReaderWaker.notify(client, logger: logger) }
+            return result
         }
     }
 }

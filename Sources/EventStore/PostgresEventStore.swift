@@ -6,11 +6,15 @@ import PostgresNIO
 public struct PostgresEventStore: Sendable {
     public let client: PostgresClient
     public let hook: (any AppendHook)?
+    /// Rung after every commit that stored events, for `ReaderWaker` to wake the async readers.
+    public let commits: CommitSignal
     let logger: Logger
 
-    public init(client: PostgresClient, hook: (any AppendHook)? = nil, logger: Logger) {
+    /// `commits` defaults to the client's own signal, which a `ReaderWaker` on the same client follows.
+    public init(client: PostgresClient, hook: (any AppendHook)? = nil, logger: Logger, commits: CommitSignal? = nil) {
         self.client = client
         self.hook = hook
+        self.commits = commits ?? CommitSignal.of(client)
         self.logger = logger
     }
 
@@ -28,14 +32,18 @@ public struct PostgresEventStore: Sendable {
     ) async throws -> AppendResult {
         guard !events.isEmpty else { throw EventStoreError.emptyAppend }
         guard Set(events.map(\.eventId)).count == events.count else { throw EventStoreError.eventIdConflict(stream: stream.id) }
+        let result: AppendResult
         do {
-            return try await appendOnce(to: stream, expected: expected, events: events, also: also)
+            result = try await appendOnce(to: stream, expected: expected, events: events, also: also)
         } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation
             && PostgresErrors.constraint(error) == "events_event_id_key" {
             // A concurrent append stored one of these event ids first (in another stream, so no
             // stream lock ordered us). Retrying sees it and replays or reports the conflict.
-            return try await appendOnce(to: stream, expected: expected, events: events, also: also)
+            result = try await appendOnce(to: stream, expected: expected, events: events, also: also)
         }
+        // Committed: now the readers may be woken (never from inside the transaction, see ReaderWaker).
+        if !result.replayed { commits.ring() }
+        return result
     }
 
     private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction?) async throws -> AppendResult {

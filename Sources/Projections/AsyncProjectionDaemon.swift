@@ -3,10 +3,11 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// Runs every async projector until cancelled. LISTEN/NOTIFY wakes them as soon as events commit;
-/// a poll wakes them too, so a lost notification or a dropped listener only adds delay.
+/// Runs every async projector until cancelled. LISTEN/NOTIFY wakes them as soon as events commit
+/// (the appending process's `ReaderWaker` sends it after the commit); a poll wakes them too, so a
+/// lost notification or a dropped listener only adds delay.
 public struct AsyncProjectionDaemon: Sendable {
-    public static let channel = "lifelog_events"
+    public static let channel = ReaderWaker.channel
 
     let runners: [AsyncProjectorRunner]
     let listener: PostgresConnection.Configuration?

@@ -89,8 +89,9 @@ public struct AsyncProjectorRunner: Sendable {
                 var delay = 5
                 while !Task.isCancelled, try await hasUnreadEvents() {
                     try await Task.sleep(for: .milliseconds(delay))
-                    delay = min(delay * 2, 100)
-                    try await catchUp()
+                    // Progress means the frontier moves (steady writes): look again soon. Only a
+                    // frontier that stays put (a long transaction elsewhere) backs off to 100 ms.
+                    delay = try await catchUp() > 0 ? 5 : min(delay * 2, 100)
                 }
                 failures = 0
             } catch is CancellationError {

@@ -53,9 +53,12 @@ struct Serve: AsyncParsableCommand {
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
             projectors: dependencies.projectors, pollInterval: configuration.projectorPollInterval, logger: logger)
 
-        // One group: SIGTERM or SIGINT stops the HTTP server first, then the projectors, then the pool.
+        // Wakes every instance's async projectors after this process's appends commit.
+        let waker = ReaderWaker(client: client, logger: logger)
+
+        // One group: SIGTERM or SIGINT stops the HTTP server first, then the projectors, the waker, then the pool.
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: client), .init(service: projections), .init(service: app)],
+            services: [.init(service: client), .init(service: waker), .init(service: projections), .init(service: app)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("lifelog listening", metadata: ["address": "\(configuration.host):\(configuration.port)", "database": "\(configuration.databaseURL)"])

@@ -99,8 +99,11 @@ import TestSupport
             // transactions hold the cluster-wide frontier back) can catch up within the deadline.
             let daemon = AsyncProjectionDaemon(
                 runners: [runner], listener: try database.ownerURL.connectionConfiguration(), pollInterval: .seconds(60), logger: logger)
+            // Appends no longer notify in their transaction: the appending process's waker does, after the commit.
+            let waker = ReaderWaker(client: client, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await daemon.run() }
+                group.addTask { try await waker.run() }
                 try await Task.sleep(for: .milliseconds(300))
                 for round in 0..<5 {
                     try await ProjectionFixtures.writeHistory(store, appends: 5, seed: UInt64(10 + round))

@@ -52,71 +52,171 @@ func event(_ n: Int) -> NewEvent {
     NewEvent(type: "bench.happened", data: #"{"n":\#(n),"note":"synthetic"}"#, metadata: EventMetadata(actor: "bench"))
 }
 
-struct Appends: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Sequential single-event appends through the store API.")
-    @OptionGroup var options: Options
-    @Option(help: "How many appends.") var count = 10_000
-    @Flag(help: "Run the inline projectors in each append's transaction, as the server does.") var inline = false
-
-    func run() async throws {
-        let logger = options.logger
-        let count = self.count
-        let inline = self.inline
-        try await PostgresClient.withRunning(try options.url().clientConfiguration(role: "lifelog_app"), logger: logger) { client in
-            let store = PostgresEventStore(
-                client: client, hook: inline ? InlineProjections(projectors: AreaCatalog.projectors) : nil, logger: logger)
-            let owner = UUID()
-            let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: owner, type: "bench")
-            for n in 0..<200 { try await store.append(to: stream, expected: .any, events: [event(n)]) }  // warm-up
-            var latencies: [Double] = []
-            latencies.reserveCapacity(count)
-            let clock = ContinuousClock()
-            let started = clock.now
-            for n in 0..<count {
-                let before = clock.now
-                // Each append targets its stream at the version it expects: the real write path.
-                try await store.append(to: stream, expected: .exact(Int64(200 + n)), events: [event(n)])
-                latencies.append(seconds(clock.now - before) * 1000)
-            }
-            let elapsed = seconds(clock.now - started)
-            latencies.sort()
-            print(String(format: "appends%@: %d sequential single-event appends in %.2f s = %.0f appends/s (p50 %.2f ms, p99 %.2f ms)",
-                         inline ? " (with inline projectors)" : "", count, elapsed, Double(count) / elapsed,
-                         percentile(latencies, 0.5), percentile(latencies, 0.99)))
+/// Runs `body` with a floor on the schema owner's connection (DATABASE_URL names the owner) and
+/// the store's client as `lifelog_app`, as the server runs.
+func withClients(
+    _ options: Options, floorOptions: FloorOptions, maximumConnections: Int,
+    _ body: @escaping @Sendable (Floor, PostgresClient) async throws -> Void
+) async throws {
+    let logger = options.logger
+    let url = try options.url()
+    try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 2), logger: logger) { owner in
+        let floor = Floor(owner: owner, url: url, options: floorOptions, logger: logger)
+        try await floor.prepare()
+        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: maximumConnections), logger: logger) { client in
+            try await body(floor, client)
         }
     }
 }
 
-struct ConcurrentAppends: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "concurrent", abstract: "Concurrent writers appending batches.")
+/// Alternates which run goes first, so a drift of the machine during a round favours no one.
+func interleaved<T>(_ round: Int, _ runs: [T]) -> [T] { round % 2 == 0 ? runs : runs.reversed() }
+
+struct Appends: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sequential single-event appends through the store API, without and with the inline projectors, against pgbench's single-row INSERT.")
     @OptionGroup var options: Options
-    @Option(help: "Writers.") var writers = 8
-    @Option(help: "Events per batch.") var batch = 10
-    @Option(help: "Batches per writer.") var batches = 1_000
+    @OptionGroup var floorOptions: FloorOptions
+    @Option(help: "Appends per run.") var count = 10_000
+
+    enum Run { case floor, store, inline }
 
     func run() async throws {
         let logger = options.logger
-        let (writers, batch, batches) = (self.writers, self.batch, self.batches)
-        try await PostgresClient.withRunning(try options.url().clientConfiguration(role: "lifelog_app", maximumConnections: writers + 2), logger: logger) { client in
-            let store = PostgresEventStore(client: client, logger: logger)
-            let clock = ContinuousClock()
-            let started = clock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<writers {
-                    group.addTask {
-                        let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: UUID(), type: "bench")
-                        for b in 0..<batches {
-                            try await store.append(to: stream, expected: .exact(Int64(b * batch)), events: (0..<batch).map { event($0) })
-                        }
+        let (count, rounds) = (self.count, floorOptions.rounds)
+        let measureFloor = floorOptions.pgbench != nil
+        try await withClients(options, floorOptions: floorOptions, maximumConnections: 4) { floor, client in
+            let plain = PostgresEventStore(client: client, logger: logger)
+            let inline = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            var floorRates = Series(label: "pgbench single-row INSERT")
+            var storeRates = Series(label: "store API")
+            var inlineRates = Series(label: "store API with inline projectors")
+            print("appends: \(rounds) round(s) of \(count) sequential single-event appends per run, each run after a CHECKPOINT")
+            for round in 0..<rounds {
+                var parts: [String] = []
+                for run in interleaved(round, measureFloor ? [Run.floor, .store, .inline] : [.store, .inline]) {
+                    try await floor.checkpoint()
+                    switch run {
+                    case .floor:
+                        let rate = try await floor.pgbench(clients: 1, transactions: count, batch: 1)
+                        floorRates.values.append(rate)
+                        parts.append(String(format: "pgbench %.0f/s", rate))
+                    case .store, .inline:
+                        let figures = try await Self.appendRun(run == .store ? plain : inline, count: count)
+                        if run == .store { storeRates.values.append(figures.rate) } else { inlineRates.values.append(figures.rate) }
+                        parts.append(String(format: "%@ %.0f/s (p50 %.2f ms, p99 %.2f ms)", run == .store ? "store" : "inline",
+                                            figures.rate, figures.p50, figures.p99))
                     }
                 }
-                try await group.waitForAll()
+                print("  round \(round + 1): " + parts.joined(separator: ", "))
             }
-            let elapsed = seconds(clock.now - started)
-            let total = writers * batch * batches
-            print(String(format: "concurrent: %d writers x %d batches of %d events = %d events in %.2f s = %.0f events/s",
-                         writers, batches, batch, total, elapsed, Double(total) / elapsed))
+            if measureFloor { print("  " + floorRates.line(unit: "appends/s")) }
+            print("  " + storeRates.line(unit: "appends/s"))
+            print("  " + inlineRates.line(unit: "appends/s"))
+            if measureFloor {
+                print("  " + storeRates.ratioLine(to: floorRates, target: 0.85))
+                print("  " + inlineRates.ratioLine(to: floorRates))
+            }
+            print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",
+                         (1 - inlineRates.median / max(storeRates.median, 1)) * 100))
         }
+    }
+
+    /// One stream, appended to at the version each append expects: the real write path.
+    static func appendRun(_ store: PostgresEventStore, count: Int) async throws -> (rate: Double, p50: Double, p99: Double) {
+        let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: UUID(), type: "bench")
+        for n in 0..<200 { try await store.append(to: stream, expected: .any, events: [event(n)]) }  // warm-up
+        var latencies: [Double] = []
+        latencies.reserveCapacity(count)
+        let clock = ContinuousClock()
+        let started = clock.now
+        for n in 0..<count {
+            let before = clock.now
+            try await store.append(to: stream, expected: .exact(Int64(200 + n)), events: [event(n)])
+            latencies.append(seconds(clock.now - before) * 1000)
+        }
+        let elapsed = seconds(clock.now - started)
+        latencies.sort()
+        return (Double(count) / elapsed, percentile(latencies, 0.5), percentile(latencies, 0.99))
+    }
+}
+
+struct ConcurrentAppends: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "concurrent",
+        abstract: "Concurrent writers appending batches, each to its own stream, without and with the inline projectors, against pgbench.")
+    @OptionGroup var options: Options
+    @OptionGroup var floorOptions: FloorOptions
+    @Option(help: "Writers.") var writers = 8
+    @Option(help: "Events per batch.") var batch = 10
+    @Option(help: "Batches per writer and run.") var batches = 1_000
+
+    enum Run { case floor, store, inline }
+
+    func run() async throws {
+        let logger = options.logger
+        let (writers, batch, batches, rounds) = (self.writers, self.batch, self.batches, floorOptions.rounds)
+        let measureFloor = floorOptions.pgbench != nil
+        try await withClients(options, floorOptions: floorOptions, maximumConnections: writers + 2) { floor, client in
+            let plain = PostgresEventStore(client: client, logger: logger)
+            let inline = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            var floorRates = Series(label: "pgbench \(batch)-row INSERTs")
+            var storeRates = Series(label: "store API")
+            var inlineRates = Series(label: "store API with inline projectors")
+            print("concurrent: \(rounds) round(s) of \(writers) writers x \(batches) batches of \(batch) events per run, each run after a CHECKPOINT")
+            for round in 0..<rounds {
+                var parts: [String] = []
+                for run in interleaved(round, measureFloor ? [Run.floor, .store, .inline] : [.store, .inline]) {
+                    try await floor.checkpoint()
+                    switch run {
+                    case .floor:
+                        let rate = try await floor.pgbench(clients: writers, transactions: batches, batch: batch)
+                        floorRates.values.append(rate)
+                        parts.append(String(format: "pgbench %.0f events/s", rate))
+                    case .store, .inline:
+                        let rate = try await Self.concurrentRun(run == .store ? plain : inline, writers: writers, batch: batch, batches: batches)
+                        if run == .store { storeRates.values.append(rate) } else { inlineRates.values.append(rate) }
+                        parts.append(String(format: "%@ %.0f events/s", run == .store ? "store" : "inline", rate))
+                    }
+                }
+                print("  round \(round + 1): " + parts.joined(separator: ", "))
+            }
+            if measureFloor { print("  " + floorRates.line(unit: "events/s")) }
+            print("  " + storeRates.line(unit: "events/s"))
+            print("  " + inlineRates.line(unit: "events/s"))
+            if measureFloor {
+                print("  " + storeRates.ratioLine(to: floorRates, target: 0.80, atLeast: 0.50))
+                print("  " + inlineRates.ratioLine(to: floorRates))
+            }
+            print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",
+                         (1 - inlineRates.median / max(storeRates.median, 1)) * 100))
+        }
+    }
+
+    static func concurrentRun(_ store: PostgresEventStore, writers: Int, batch: Int, batches: Int) async throws -> Double {
+        let streams = (0..<writers).map { _ in StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: UUID(), type: "bench") }
+        // Warm-up: every writer's connection open and its stream created (pgbench's figure also
+        // leaves out connecting).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask { try await store.append(to: stream, expected: .noStream, events: [event(0)]) }
+            }
+            try await group.waitForAll()
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for stream in streams {
+                group.addTask {
+                    for b in 0..<batches {
+                        try await store.append(to: stream, expected: .exact(Int64(1 + b * batch)), events: (0..<batch).map { event($0) })
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = seconds(clock.now - started)
+        return Double(writers * batch * batches) / elapsed
     }
 }
 
@@ -178,17 +278,20 @@ final class MemorySamples: @unchecked Sendable {
 }
 
 struct ProjectorLag: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lag", abstract: "Async projector lag under a steady write rate.")
+    static let configuration = CommandConfiguration(commandName: "lag", abstract: "Async projector lag under a steady write rate spread over writers.")
     @OptionGroup var options: Options
-    @Option(help: "Events per second.") var rate = 100
+    @Option(help: "Events per second, all writers together.") var rate = 1_000
+    @Option(help: "Writers, each on its own stream at rate / writers.") var writers = 8
     @Option(help: "Seconds to run.") var duration = 30
 
     func run() async throws {
         let logger = options.logger
-        let (rate, duration) = (self.rate, self.duration)
+        let (rate, writers, duration) = (self.rate, self.writers, self.duration)
         let url = try options.url()
-        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app"), logger: logger) { client in
+        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: writers + 4), logger: logger) { client in
+            // The HTTP path: inline projectors in each append's transaction, and the waker `serve` runs.
             let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let waker = ReaderWaker(client: client, logger: logger)
             let clock = ContinuousClock()
             let tracker = LagTracker(clock: clock)
             // Start from the head, so old events do not count as lag.
@@ -199,24 +302,35 @@ struct ProjectorLag: AsyncParsableCommand {
             let daemon = AsyncProjectionDaemon(runners: [runner], listener: try url.connectionConfiguration(), pollInterval: .seconds(1), logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await daemon.run() }
+                group.addTask { try await waker.run() }
                 try await Task.sleep(for: .milliseconds(500))
-                let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: UUID(), type: "bench")
-                let interval = Duration.seconds(1) / rate
-                var next = clock.now
-                for n in 0..<(rate * duration) {
-                    next = next.advanced(by: interval)
-                    let e = event(n)
-                    tracker.committed(e.eventId)  // just before: the commit happens inside append
-                    try await store.append(to: stream, expected: .any, events: [e])
-                    tracker.committed(e.eventId)  // the append has returned: the event is committed
-                    try await clock.sleep(until: next)
+                let interval = Duration.seconds(1) * writers / rate
+                let start = clock.now
+                try await withThrowingTaskGroup(of: Void.self) { writing in
+                    for writer in 0..<writers {
+                        writing.addTask {
+                            let stream = StreamName(id: "bench-\(UUID().uuidString.lowercased())", ownerId: UUID(), type: "bench")
+                            // Writers start staggered, so the appends are spread evenly over time.
+                            var next = start.advanced(by: interval * writer / writers)
+                            for n in 0..<(rate * duration / writers) {
+                                try await clock.sleep(until: next)
+                                next = next.advanced(by: interval)
+                                let e = event(n)
+                                tracker.committed(e.eventId)  // just before: the commit happens inside append
+                                try await store.append(to: stream, expected: .any, events: [e])
+                                tracker.committed(e.eventId)  // the append has returned: the event is committed
+                            }
+                        }
+                    }
+                    try await writing.waitForAll()
                 }
+                let achieved = Double(tracker.count) / seconds(clock.now - start)
                 try await Task.sleep(for: .seconds(2))
                 group.cancelAll()
+                let lags = tracker.lags().sorted()
+                print(String(format: "lag: %d events at %d/s over %d writers (achieved %.0f/s); async projector lag after commit p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d not applied",
+                             lags.count, rate, writers, achieved, percentile(lags, 0.5), percentile(lags, 0.99), lags.last ?? 0, tracker.unapplied))
             }
-            let lags = tracker.lags().sorted()
-            print(String(format: "lag: %d events at %d/s; async projector lag after commit p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d not applied",
-                         lags.count, rate, percentile(lags, 0.5), percentile(lags, 0.99), lags.last ?? 0, tracker.unapplied))
         }
     }
 }
@@ -252,5 +366,7 @@ final class LagTracker: @unchecked Sendable {
     }
 
     func lags() -> [Double] { lock.withLock { lagsMs } }
+    /// Events marked committed so far (applied or not).
+    var count: Int { lock.withLock { committedAt.count + lagsMs.count } }
     var unapplied: Int { lock.withLock { committedAt.count } }
 }

@@ -52,8 +52,14 @@ public struct HabitService: Sendable {
     func execute(_ context: CommandContext, _ habitId: UUID, _ command: HabitCommand) async throws -> CommandPath.Outcome {
         let owner = context.userId
         let time = try await calendar(owner).decisionTime(at: clock.now())
+        // The logs a decision looks at: the day a log or a removal is for.
+        let dates: [LocalDate] = switch command {
+        case .log(let raw, _): [raw.flatMap(LocalDate.init) ?? time.today]
+        case .removeLog(let raw): LocalDate(raw).map { [$0] } ?? []
+        default: []
+        }
         return try await commands.run(HabitDecider.self, stream: Self.stream(habitId, owner: owner), command: command, context: context, time: time) {
-            guard let (habit, version) = try await habits.decisionState(owner, habitId) else { return .init(state: nil, streamVersion: 0) }
+            guard let (habit, version) = try await habits.decisionState(owner, habitId, dates: dates) else { return .init(state: nil, streamVersion: 0) }
             return .init(state: habit, streamVersion: version)
         }
     }

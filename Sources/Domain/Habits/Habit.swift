@@ -26,7 +26,7 @@ public struct Habit: Sendable, Equatable {
     /// Schedules in force, each from its date on, oldest first.
     public var schedules: [HabitFacts.ScheduleChange]
     public var archived: Bool
-    /// The dates that have a log.
+    /// The dates that have a log; loaded from the read model, only those a command looks at.
     public var loggedDates: Set<LocalDate>
     public var freezes: [UUID: Freeze]
 

@@ -115,14 +115,28 @@ public struct HabitsReadModel: Sendable {
     }
 
     /// The habit as `HabitDecider` sees it, with the stream version it was read at; nil when
-    /// the owner has no such habit.
-    public func decisionState(_ owner: UUID, _ habitId: UUID) async throws -> (habit: Habit, version: Int64)? {
+    /// the owner has no such habit. Of its logs only `dates` are read: a decision looks at the
+    /// day it logs or removes, and ten years of logs per attempt would make a busy habit slow.
+    public func decisionState(_ owner: UUID, _ habitId: UUID, dates: [LocalDate] = []) async throws -> (habit: Habit, version: Int64)? {
         guard let row = try await rows(owner, habitId: habitId, includeArchived: true).first else { return nil }
-        let entries = try await entries(owner, [row])[habitId] ?? Entries(values: [:], freezes: [:])
+        var logged = Set<LocalDate>()
+        if !dates.isEmpty {
+            for try await day in try await client.query("""
+                SELECT (date - DATE '1970-01-01')::int4 FROM rm_habit_logs
+                WHERE owner_id = \(owner) AND habit_id = \(habitId) AND date = ANY(\(dates.map(\.description))::date[])
+                """, logger: logger).decode(Int32.self) { logged.insert(LocalDate(daysSinceEpoch: Int(day))) }
+        }
+        var freezes: [UUID: Habit.Freeze] = [:]
+        for try await (freezeId, from, to, reason) in try await client.query("""
+            SELECT freeze_id, from_date::text, to_date::text, reason FROM rm_habit_freezes WHERE owner_id = \(owner) AND habit_id = \(habitId)
+            """, logger: logger).decode((UUID, String, String, String?).self) {
+            guard let start = LocalDate(from), let end = LocalDate(to), start <= end else { throw CorruptData("habit freeze", "\(from)..\(to)") }
+            freezes[freezeId] = Habit.Freeze(from: start, to: end, reason: reason)
+        }
         let habit = Habit(
             id: row.id, name: row.name, emoji: row.emoji, color: row.color, kind: row.kind, target: row.target, unit: row.unit,
             reminderTime: row.reminderTime, startDate: row.startDate, schedules: row.schedules, archived: row.archived,
-            loggedDates: Set(entries.values.keys), freezes: entries.freezes)
+            loggedDates: logged, freezes: freezes)
         return (habit, row.version)
     }
 

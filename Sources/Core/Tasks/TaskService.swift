@@ -32,13 +32,20 @@ public struct TaskService: Sendable {
     func execute(_ context: CommandContext, seriesOf taskId: UUID, _ command: TaskCommand) async throws -> CommandPath.Outcome {
         let owner = context.userId
         let time = try await calendar(owner).decisionTime(at: clock.now())
+        // The first read names the series' stream and serves the first attempt; a retry reads again.
+        var first: CommandPath.Loaded<TaskSeries?>? = .init(state: nil, streamVersion: 0)
         var seriesId = taskId
         if case .create = command {} else {
-            guard let found = try await tasks.decisionState(owner, taskId) else { throw ResourceError.notFound }
-            seriesId = found.series.seriesId
+            guard let (series, version, taskVersion) = try await tasks.decisionState(owner, taskId) else { throw ResourceError.notFound }
+            seriesId = series.seriesId
+            first = .init(state: series, streamVersion: version, resourceVersion: taskVersion)
         }
         let stream = StreamName(id: TaskEvent.streamId(seriesId), ownerId: owner, type: TaskEvent.streamType)
         return try await commands.run(TaskDecider.self, stream: stream, command: command, context: context, time: time) {
+            if let loaded = first {
+                first = nil
+                return loaded
+            }
             if case .create = command { return .init(state: nil, streamVersion: 0) }
             guard let (series, version, taskVersion) = try await tasks.decisionState(owner, taskId) else {
                 return .init(state: nil, streamVersion: 0)

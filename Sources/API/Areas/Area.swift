@@ -39,6 +39,7 @@ public enum AreaCatalog {
         AccountsArea.self,
         HabitsArea.self,
         TasksArea.self,
+        SavingsArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

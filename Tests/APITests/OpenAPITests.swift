@@ -305,6 +305,7 @@ import TestSupport
             try sample("Status (healthz)", "GET /healthz", "200", full: false, HealthRoutes.Status(status: "ok")),
             try sample("Status (readyz)", "GET /readyz", "200", full: true, HealthRoutes.Status(status: "ready", database: "up", migrations: "current")),
         ]
+        samples += try savingsSamples()
         // Each schedule type against its branch of HabitSchedule's oneOf.
         for schedule: HabitSchedule in [.daily, .timesPerWeek(3), .everyNDays(2), .monthly(.day(31)), .monthly(.last)] {
             samples.append(try sample("Habit (\(schedule))", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true, schedule: schedule)))

@@ -75,9 +75,8 @@ public struct SavingsArea: Area {
         goals.get("{id}/occurrences") { request, context in
             let from = try Self.date(request, "from"), to = try Self.date(request, "to")
             if let from, let to, from > to { throw Problem.invalid([.init(field: "to", message: "must not be before from")]) }
-            let id = try context.resourceId()
-            let view = try await savings.goal(context.userId, id, asOf: try Self.date(request, "date"))
-            let occurrences = try await savings.occurrences(context.userId, id, from: from, to: to, asOf: view.progress.asOf)
+            let (view, occurrences) = try await savings.occurrences(context.userId, try context.resourceId(), from: from, to: to,
+                                                                    asOf: try Self.date(request, "date"))
             return SavingsItems(items: occurrences.map { SavingsOccurrenceDTO($0, goal: view.goal) })
         }
         goals.post("{id}/transactions") { request, context in

@@ -123,13 +123,15 @@ public struct SavingsService: Sendable {
         return try await savings.goals(for: userId).map { SavingsGoalView($0, asOf: asOf) }
     }
 
+    /// The goal, and its occurrences due from `from` (default: the plan's start) through `to`
+    /// (default: the end of the twelfth month after the as-of month), with their statuses.
     public func occurrences(_ userId: UUID, _ goalId: UUID, from: LocalDate?, to: LocalDate?, asOf date: LocalDate?) async throws
-        -> [SavingsOccurrence]
+        -> (SavingsGoalView, [SavingsOccurrence])
     {
         let asOf = try await asOf(userId, date)
         let view = SavingsGoalView(try await load(userId, goalId).0, asOf: asOf)
         let to = to ?? asOf.localMonth.adding(months: 12).lastDay
-        return view.progress.occurrences(from: from ?? SavingsSchedule.firstMonth.firstDay, through: to)
+        return (view, view.progress.occurrences(from: from ?? SavingsSchedule.firstMonth.firstDay, through: to))
     }
 
     /// The movements newest first (by date, then entry), those after the as-of date left out.

@@ -49,6 +49,8 @@ public struct SavingsSchedule: Sendable, Equatable {
         for change in changes {
             if case .set(let plan) = change { last = max(last ?? plan.endMonth ?? Self.lastMonth, plan.endMonth ?? Self.lastMonth) }
         }
+        // An end that came after every version cuts them all.
+        if case .ended(let after)? = changes.last, let bounded = last { last = min(bounded, after.localMonth) }
         return last.map { min($0, Self.lastMonth) }
     }
 

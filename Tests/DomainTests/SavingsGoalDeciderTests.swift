@@ -6,7 +6,7 @@ import Testing
 /// what a movement must be.
 @Suite struct SavingsGoalDeciderTests {
     let goalId = UUID(), owner = UUID(), member = UUID(), stranger = UUID()
-    var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_750_000_000), today: day("2025-06-15")) }
+    var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_750_000_000), today: dayOf("2025-06-15")) }
 
     func decide(_ events: [any DomainEvent], by actor: UUID, _ action: SavingsGoalCommand.Action) throws -> [any DomainEvent] {
         try SavingsGoalDecider.decide(SavingsGoalDecider.fold(events), SavingsGoalCommand(actor: actor, action), now)

@@ -147,12 +147,15 @@ public struct FinanceAnalytics: Sendable, Equatable {
         let days = Int64(first.firstDay.days(until: today) + 1)
         let currencies = Set(totals.map(\.currency)).sorted()
         return FinanceAnalytics(from: first.firstDay, to: today, currencies: currencies.map { currency in
-            func sum(_ rows: [FlowTotal], _ kind: MoneyFlow, month: LocalMonth? = nil) -> Int64 {
-                rows.filter { $0.currency == currency && $0.kind == kind && (month == nil || $0.month == month) }.reduce(0) { $0 + $1.minorUnits }
+            func sum(_ rows: [FlowTotal], _ kind: MoneyFlow) -> Int64 {
+                rows.filter { $0.currency == currency && $0.kind == kind }.reduce(0) { $0 + $1.minorUnits }
             }
+            // One pass: a month's figures are looked up, not filtered out of every row again.
+            var monthly: [LocalMonth: [MoneyFlow: Int64]] = [:]
+            for row in inWindow where row.currency == currency { monthly[row.month ?? first, default: [:]][row.kind, default: 0] += row.minorUnits }
             let money = { (minor: Int64) in Money(minorUnits: minor, currency: currency) }
             let series = window.map { month in
-                let income = sum(inWindow, .income, month: month), expense = sum(inWindow, .expense, month: month)
+                let income = monthly[month]?[.income] ?? 0, expense = monthly[month]?[.expense] ?? 0
                 return MonthFlow(month: month, income: money(income), expense: money(expense), net: money(income - expense))
             }
             let expense = sum(inWindow, .expense), income = sum(inWindow, .income)

@@ -113,7 +113,7 @@ public struct FinanceReadModel: Sendable {
               AND (\(filter.categoryId)::uuid IS NULL OR category_id = \(filter.categoryId))
               AND (\(filter.kind?.rawValue)::text IS NULL OR kind = \(filter.kind?.rawValue))
               AND (date, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, transaction_id) < (\(afterDate)::date, \(afterMicros), \(afterId))
-            ORDER BY date DESC, created_at DESC, transaction_id DESC
+            ORDER BY rm_fin_transactions.date DESC, created_at DESC, transaction_id DESC
             LIMIT \(limit)
             """, logger: logger).decode((UUID, String, Int64, String, UUID?, String, String?, Int64, Date, Int64).self) {
             guard let kind = MoneyFlow(rawValue: r.1) else { throw CorruptData("transaction kind", r.1) }

@@ -64,6 +64,36 @@ import TestSupport
                     && habit.object["completed_today"] as? Bool == true
             }),
         Case(
+            description: "finance categories",
+            create: { http, token in
+                try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"A's food","kind":"expense"}"#).string("id") ?? ""
+            },
+            attempts: [
+                (.get, "/api/v1/finance/categories/{id}", nil),
+                (.patch, "/api/v1/finance/categories/{id}", #"{"name":"Mine now"}"#),
+                (.delete, "/api/v1/finance/categories/{id}", nil),
+                (.put, "/api/v1/finance/categories/{id}/budget", #"{"amount":"1.00","currency":"EUR","from_month":"2026-01"}"#),
+                (.delete, "/api/v1/finance/categories/{id}/budget", nil),
+            ],
+            intact: { http, token, id in
+                let category = try await http.call(.get, "/api/v1/finance/categories/\(id)", token: token)
+                return category.string("name") == "A's food" && category.object["archived"] as? Bool == false
+                    && (category.object["budgets"] as? [Any])?.isEmpty == true
+            }),
+        Case(
+            description: "finance transactions",
+            create: { http, token in
+                try await http.call(.post, "/api/v1/finance/transactions", token: token, json: #"{"kind":"expense","amount":"9.99"}"#).string("id") ?? ""
+            },
+            attempts: [
+                (.get, "/api/v1/finance/transactions/{id}", nil),
+                (.patch, "/api/v1/finance/transactions/{id}", #"{"amount":"1.00"}"#),
+                (.delete, "/api/v1/finance/transactions/{id}", nil),
+            ],
+            intact: { http, token, id in
+                try await http.call(.get, "/api/v1/finance/transactions/\(id)", token: token).string("amount") == "9.99"
+            }),
+        Case(
             description: "devices",
             create: { http, token in
                 try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"A's watch","kind":"watch"}"#).string("id") ?? ""

@@ -306,6 +306,38 @@ import TestSupport
             try sample("Status (readyz)", "GET /readyz", "200", full: true, HealthRoutes.Status(status: "ready", database: "up", migrations: "current")),
         ]
         samples += try savingsSamples()
+        let eur = try #require(Currency("EUR"))
+        let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
+        func category(full: Bool) -> CategoryView {
+            CategoryView(id: id, name: "Food", emoji: full ? "🛒" : nil, kind: .expense, color: full ? "green" : nil, archived: false,
+                         budgets: full ? [(LocalMonth(day), money(20_000)), (LocalMonth(day).adding(months: 1), nil)] : [],
+                         version: 2, createdAt: now)
+        }
+        func transaction(full: Bool) -> TransactionView {
+            TransactionView(id: id, kind: .expense, amount: money(1_250), categoryId: full ? id : nil, date: day, note: full ? "lunch" : nil,
+                            version: 1, createdAt: now, position: TransactionCursor(date: "2026-11-23", createdMicros: 0, id: id))
+        }
+        let label = CategoryLabel(id: id, name: "Food", emoji: "🛒", kind: .expense)
+        let share = CategoryShare(category: label, total: money(1_250), share: "100.0")
+        let summary = FinanceSummary(from: day, to: day, currencies: [FinanceSummary.PerCurrency(
+            currency: eur, income: money(0), expense: money(1_250), net: money(-1_250), byCategory: [share],
+            uncategorizedIncome: money(0), uncategorizedExpense: money(0),
+            budgets: [.init(categoryId: id, amount: money(20_000), spent: money(1_250), remaining: money(18_750), usedPercent: "6.3", status: .under)])])
+        let analytics = FinanceAnalytics(from: day, to: day, currencies: [FinanceAnalytics.PerCurrency(
+            currency: eur, months: [.init(month: LocalMonth(day), income: money(0), expense: money(1_250), net: money(-1_250))],
+            topCategories: [share], averageDailyExpense: money(54),
+            change: .init(expense: money(1_250), expensePercent: nil, income: money(0), incomePercent: "-100.0"))])
+        samples += [
+            try sample("Category", "GET /api/v1/finance/categories/{id}", "200", full: true, CategoryDTO(category(full: true), today: day)),
+            try sample("Category (no optionals)", "GET /api/v1/finance/categories/{id}", "200", full: false, CategoryDTO(category(full: false), today: day)),
+            try sample("Categories", "GET /api/v1/finance/categories", "200", full: true, FinanceArea.Items(items: [CategoryDTO(category(full: true), today: day)])),
+            try sample("Transaction", "GET /api/v1/finance/transactions/{id}", "200", full: true, TransactionDTO(transaction(full: true))),
+            try sample("Transaction (no optionals)", "GET /api/v1/finance/transactions/{id}", "200", full: false, TransactionDTO(transaction(full: false))),
+            try sample("Transaction page", "GET /api/v1/finance/transactions", "200", full: true,
+                       Page(items: [TransactionDTO(transaction(full: true))], nextCursor: "next")),
+            try sample("Summary", "GET /api/v1/finance/summary", "200", full: true, SummaryDTO(summary)),
+            try sample("Analytics", "GET /api/v1/finance/analytics", "200", full: true, AnalyticsDTO(analytics)),
+        ]
         // Each schedule type against its branch of HabitSchedule's oneOf.
         for schedule: HabitSchedule in [.daily, .timesPerWeek(3), .everyNDays(2), .monthly(.day(31)), .monthly(.last)] {
             samples.append(try sample("Habit (\(schedule))", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true, schedule: schedule)))

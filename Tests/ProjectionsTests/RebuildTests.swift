@@ -263,6 +263,45 @@ import TestSupport
                 changes += 1
             }
             try await SavingsHistory.write(http, owner: token)
+            // Finance: categories, budget steps (set, changed, ended), transactions changed and deleted.
+            var categoryIds: [String] = []
+            for (n, kind) in ["expense", "expense", "income"].enumerated() {
+                let created = try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"C\#(n)","kind":"\#(kind)"}"#)
+                categoryIds.append(try #require(created.string("id")))
+            }
+            var transactionIds: [String] = []
+            for n in 0..<120 {
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0..<4:
+                    let category = Int.random(in: 0..<2, using: &random)
+                    let currency = n % 5 == 0 ? "USD" : "EUR"
+                    let created = try await http.call(.post, "/api/v1/finance/transactions", token: token, json: """
+                        {"kind":"expense","amount":"\(Int.random(in: 1...500, using: &random)).\(n % 10)5","currency":"\(currency)",\
+                        "category_id":"\(categoryIds[category])","date":"\(LocalDateText.day(Int.random(in: 1...60, using: &random)))"}
+                        """)
+                    if let id = created.string("id") { transactionIds.append(id) }
+                case 4:
+                    _ = try await http.call(.post, "/api/v1/finance/transactions", token: token,
+                                            json: #"{"kind":"income","amount":"1000","category_id":"\#(categoryIds[2])","date":"2026-05-0\#(n % 9 + 1)"}"#)
+                case 5 where !transactionIds.isEmpty:
+                    let id = transactionIds.remove(at: Int.random(in: 0..<transactionIds.count, using: &random))
+                    _ = try await http.call(.delete, "/api/v1/finance/transactions/\(id)", token: token)
+                case 6 where !transactionIds.isEmpty:
+                    let id = transactionIds[Int.random(in: 0..<transactionIds.count, using: &random)]
+                    let patch = [#"{"amount":"7.70","date":"2026-06-02"}"#, #"{"category_id":null,"note":"moved"}"#,
+                                 #"{"category_id":"\#(categoryIds[1])"}"#][Int.random(in: 0..<3, using: &random)]
+                    _ = try await http.call(.patch, "/api/v1/finance/transactions/\(id)", token: token, json: patch)
+                default:
+                    let month = ["2026-04", "2026-05", "2026-06"][Int.random(in: 0..<3, using: &random)]
+                    if n % 3 == 0 {
+                        _ = try await http.call(.delete, "/api/v1/finance/categories/\(categoryIds[0])/budget?from_month=\(month)", token: token)
+                    } else {
+                        _ = try await http.call(.put, "/api/v1/finance/categories/\(categoryIds[n % 2])/budget", token: token,
+                                                json: #"{"amount":"\#(100 + n)","currency":"EUR","from_month":"\#(month)"}"#)
+                    }
+                }
+            }
+            _ = try await http.call(.delete, "/api/v1/finance/categories/\(categoryIds[1])", token: token)
             for n in 0..<4 {
                 let other = try #require(try await http.register("rebuild\(n)@example.com").string("access_token"))
                 _ = try await http.call(.patch, "/api/v1/me", token: other, json: #"{"day_start_hour":\#(n),"language":"ru"}"#)
@@ -272,12 +311,14 @@ import TestSupport
             let projectors = AreaCatalog.projectors.filter { $0.mode == .inline }
             #expect(Set(projectors.map(\.name)).isSuperset(of: ["accounts", "habits", "tasks", "stream_summary"]))
             let savingsBefore = try await http.call(.get, "/api/v1/savings/overview", token: token).text
+            #expect(Set(projectors.map(\.name)).isSuperset(of: ["accounts", "habits", "tasks", "finance", "stream_summary"]))
             var before: [String: [String]] = [:]
             for table in projectors.flatMap(\.tables) {
                 before[table] = try await ProjectionFixtures.dump(table, orderBy: "1", client: harness.client)
                 #expect(before[table]?.isEmpty == false, "\(table) holds nothing to compare")
             }
             #expect((before["rm_habit_logs"] ?? []).count > 50)
+            #expect((before["rm_fin_month_totals"] ?? []).count > 5)
             let habitsBefore = try await http.call(.get, "/api/v1/habits", token: token).text
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
                 let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 37)

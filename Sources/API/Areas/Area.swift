@@ -39,6 +39,7 @@ public enum AreaCatalog {
         AccountsArea.self,
         HabitsArea.self,
         TasksArea.self,
+        FinanceArea.self,
         SavingsArea.self,
     ]
 

@@ -10,6 +10,7 @@ import Logging
 public struct CommandPath: Sendable {
     public let store: PostgresEventStore
     let maxAttempts: Int
+    let queue = StreamQueue()
 
     public init(store: PostgresEventStore, maxAttempts: Int = 40) {
         self.store = store
@@ -49,7 +50,9 @@ public struct CommandPath: Sendable {
             return Outcome(appended: [], replayed: true)
         }
         do {
-            return try await decideAndAppend(decider, stream: stream, command: command, context: context, time: time, also: also, load: load)
+            return try await queue.serialized(stream.id) {
+                try await decideAndAppend(decider, stream: stream, command: command, context: context, time: time, also: also, load: load)
+            }
         } catch let error as ResourceError where context.idempotencySeed != nil {
             // A first attempt of this request that committed while this one was deciding (a
             // retry running beside it) makes its create a conflict: it is this request's own

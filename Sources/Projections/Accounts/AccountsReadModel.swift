@@ -46,6 +46,19 @@ public struct AccountsReadModel: Sendable {
         return nil
     }
 
+    /// The user's calendar and currency, for areas that hold amounts; nil for an unknown user.
+    public func calendarAndCurrency(_ userId: UUID) async throws -> (UserCalendar, Currency)? {
+        let rows = try await client.query("""
+            SELECT timezone, day_start_hour, week_start, currency FROM rm_users WHERE user_id = \(userId)
+            """, logger: logger)
+        for try await (zone, dayStart, weekStart, code) in rows.decode((String, Int16, Int16, String).self) {
+            guard let timeZone = TimeZone(identifier: zone) else { throw CorruptData("time zone", zone) }
+            guard let currency = Currency(code) else { throw CorruptData("currency", code) }
+            return (UserCalendar(timeZone: timeZone, dayStartHour: Int(dayStart), weekStart: Int(weekStart)), currency)
+        }
+        return nil
+    }
+
     /// The account as `AccountDecider` sees it, with its stream's version.
     public func decisionState(_ userId: UUID) async throws -> (account: Account, version: Int64)? {
         guard let user = try await user(userId) else { return nil }

@@ -146,7 +146,7 @@ public struct HabitsReadModel: Sendable {
         for try await (date, value) in try await client.query("""
             SELECT date::text, value FROM rm_habit_logs
             WHERE owner_id = \(owner) AND habit_id = \(habitId) AND date BETWEEN \(from.description)::date AND \(to.description)::date
-            ORDER BY date
+            ORDER BY rm_habit_logs.date
             """, logger: logger).decode((String, Decimal).self) {
             guard let day = LocalDate(date) else { throw CorruptData("habit log date", date) }
             result.append((day, value))

@@ -112,7 +112,7 @@ public struct TasksReadModel: Sendable {
                     ELSE true END
               AND (sort_due, -priority, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, task_id)
                   > (\(afterDue)::date, \(afterPriority), \(afterMicros), \(afterId))
-            ORDER BY sort_due, priority DESC, created_at, task_id
+            ORDER BY rm_tasks.sort_due, priority DESC, created_at, task_id
             LIMIT \(limit)
             """, logger: logger)
         var views: [TaskView] = []

@@ -1,0 +1,145 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+import Projections
+
+/// Finance: categories with monthly budgets, income and expense transactions, and the summary
+/// and analytics over them (`/api/v1/finance/*`).
+public struct FinanceArea: Area {
+    public static let name = "Finance"
+    public static let projectors: [any Projector] = [FinanceProjector()]
+    public static let openAPIPart = "finance"
+    let finance: FinanceService
+
+    public init(_ context: AreaContext) {
+        finance = FinanceService(store: context.store, clock: context.clock, logger: context.logger)
+    }
+
+    struct Items<T: Encodable & Sendable>: ResponseEncodable { var items: [T] }
+
+    static func query(_ request: Request, _ name: String) -> String? {
+        request.uri.queryParameters.get(name).map { String($0) }
+    }
+
+    static func date(_ request: Request, _ name: String) throws -> LocalDate? {
+        guard let raw = query(request, name) else { return nil }
+        guard let date = LocalDate(raw) else { throw ValidationFailure(name, "must be a date as YYYY-MM-DD") }
+        return date
+    }
+
+    /// `?month=YYYY-MM`, or `?from&to` (at most ten years), or the current month.
+    static func period(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
+        if let raw = query(request, "month") {
+            guard let month = LocalMonth(raw) else { throw ValidationFailure("month", "must be a month as YYYY-MM") }
+            return (month.firstDay, month.lastDay)
+        }
+        let from = try date(request, "from"), to = try date(request, "to")
+        guard let from, let to else {
+            if from != nil || to != nil { throw ValidationFailure(from == nil ? "from" : "to", "is required with \(from == nil ? "to" : "from")") }
+            return (today.localMonth.firstDay, today.localMonth.lastDay)
+        }
+        guard from <= to, from.days(until: to) <= 3_660 else { throw ValidationFailure("from", "must be on or before to, at most ten years earlier") }
+        return (from, to)
+    }
+
+    public func register(on api: RouterGroup<AppRequestContext>) {
+        let finance = self.finance
+        let categories = api.group("finance/categories", context: UserRequestContext.self)
+        categories.post { request, context in
+            let view = try await finance.createCategory(context.command(), try await request.json(CategoryDraft.self, context: context))
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)],
+                                  response: CategoryDTO(view, today: try await finance.today(context.userId)))
+        }
+        categories.get { request, context in
+            let includeArchived = try Self.flag(request, "include_archived")
+            let today = try await finance.today(context.userId)
+            return Items(items: try await finance.categories(context.userId, includeArchived: includeArchived).map { CategoryDTO($0, today: today) })
+        }
+        categories.get("{id}") { _, context in
+            let view = try await finance.category(context.userId, try context.resourceId())
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
+        }
+        categories.patch("{id}") { request, context in
+            let change = try await request.json(CategoryChange.self, context: context)
+            let view = try await finance.changeCategory(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
+        }
+        categories.delete("{id}") { request, context in
+            try await finance.archiveCategory(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId())
+            return Response(status: .noContent)
+        }
+        categories.put("{id}/budget") { request, context in
+            let body = try await request.json(BudgetRequest.self, context: context)
+            let view = try await finance.setBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), body)
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
+        }
+        categories.delete("{id}/budget") { request, context in
+            let view = try await finance.endBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(),
+                                                   fromMonth: Self.query(request, "from_month"))
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
+        }
+
+        let transactions = api.group("finance/transactions", context: UserRequestContext.self)
+        transactions.post { request, context in
+            let view = try await finance.record(context.command(), try await request.json(TransactionDraft.self, context: context))
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
+        }
+        transactions.get { request, context in
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(TransactionCursor.self, Self.query(request, "cursor"))
+            let filter = try Self.transactionFilter(request)
+            let views = try await finance.transactions(context.userId, filter, after: after, limit: limit + 1)
+            let page = Array(views.prefix(limit))
+            return Page(items: page.map(TransactionDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.position) } : nil)
+        }
+        transactions.get("{id}") { _, context in
+            let view = try await finance.transaction(context.userId, try context.resourceId())
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
+        }
+        transactions.patch("{id}") { request, context in
+            let change = try await request.json(TransactionChange.self, context: context)
+            let view = try await finance.change(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
+            return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
+        }
+        transactions.delete("{id}") { request, context in
+            try await finance.delete(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId())
+            return Response(status: .noContent)
+        }
+
+        let reports = api.group("finance", context: UserRequestContext.self)
+        reports.get("summary") { request, context in
+            let (from, to) = try Self.period(request, today: try await finance.today(context.userId))
+            return SummaryDTO(try await finance.summary(context.userId, from: from, to: to))
+        }
+        reports.get("analytics") { request, context in
+            var months = 12
+            if let raw = Self.query(request, "months") {
+                guard let parsed = Int(raw), (1...36).contains(parsed) else { throw ValidationFailure("months", "must be a whole number from 1 to 36") }
+                months = parsed
+            }
+            return AnalyticsDTO(try await finance.analytics(context.userId, months: months))
+        }
+    }
+
+    static func flag(_ request: Request, _ name: String) throws -> Bool {
+        switch query(request, name) {
+        case nil, "false": false
+        case "true": true
+        default: throw ValidationFailure(name, "must be true or false")
+        }
+    }
+
+    static func transactionFilter(_ request: Request) throws -> FinanceService.TransactionFilter {
+        var filter = FinanceService.TransactionFilter(from: try date(request, "from"), to: try date(request, "to"))
+        if let raw = query(request, "category_id") {
+            guard let id = UUID(uuidString: raw) else { throw ValidationFailure("category_id", "must be a category id") }
+            filter.categoryId = id
+        }
+        if let raw = query(request, "kind") {
+            guard let kind = MoneyFlow(rawValue: raw) else { throw ValidationFailure("kind", "must be income or expense") }
+            filter.kind = kind
+        }
+        return filter
+    }
+}

@@ -1,0 +1,175 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+/// Finance: categories with budgets, transactions, and the summary and analytics over them.
+/// Commands load (the stream, folded), decide (`CategoryDecider`, `TransactionDecider`), append.
+public struct FinanceService: Sendable {
+    public typealias TransactionFilter = FinanceReadModel.TransactionFilter
+
+    let commands: CommandPath
+    let finance: FinanceReadModel
+    let users: AccountsReadModel
+    let clock: any WallClock
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        commands = CommandPath(store: store)
+        finance = FinanceReadModel(client: store.client, logger: logger)
+        users = AccountsReadModel(client: store.client, logger: logger)
+        self.clock = clock
+    }
+
+    func settings(_ owner: UUID) async throws -> (calendar: UserCalendar, currency: Currency) {
+        guard let settings = try await users.calendarAndCurrency(owner) else { throw ResourceError.notFound }
+        return settings
+    }
+
+    /// The logical today of the user.
+    public func today(_ owner: UUID) async throws -> LocalDate {
+        try await settings(owner).calendar.today(at: clock.now())
+    }
+
+    // MARK: Categories and budgets
+
+    func books(_ owner: UUID) -> StreamName {
+        StreamName(id: CategoryEvent.streamId(owner), ownerId: owner, type: CategoryEvent.streamType)
+    }
+
+    /// Every category change appends to the user's one category stream at the version it was
+    /// decided on: two requests creating the same name at once cannot both win. If-Match
+    /// compares with the category's own version.
+    func execute(_ context: CommandContext, category categoryId: UUID?, _ command: CategoryCommand) async throws {
+        let time = try await settings(context.userId).calendar.decisionTime(at: clock.now())
+        let stream = books(context.userId)
+        try await commands.run(CategoryDecider.self, stream: stream, command: command, context: context, time: time) {
+            var loaded = try await commands.folded(CategoryDecider.self, stream) {
+                try CategoryEvent.decode(type: $0.type, version: $0.schemaVersion, json: $0.data)
+            }
+            if let categoryId {
+                guard let category = loaded.state.categories[categoryId] else { throw ResourceError.notFound }
+                loaded.resourceVersion = category.revision
+            }
+            return loaded
+        }
+    }
+
+    public func createCategory(_ context: CommandContext, _ draft: CategoryDraft) async throws -> CategoryView {
+        let id = context.newId("category")
+        try await execute(context, category: nil, .create(id: id, draft))
+        return try await category(context.userId, id)
+    }
+
+    public func changeCategory(_ context: CommandContext, _ id: UUID, _ change: CategoryChange) async throws -> CategoryView {
+        try await execute(context, category: id, .change(categoryId: id, change))
+        return try await category(context.userId, id)
+    }
+
+    public func archiveCategory(_ context: CommandContext, _ id: UUID) async throws {
+        try await execute(context, category: id, .archive(categoryId: id))
+    }
+
+    public func setBudget(_ context: CommandContext, _ id: UUID, _ request: BudgetRequest) async throws -> CategoryView {
+        try await execute(context, category: id, .setBudget(categoryId: id, request))
+        return try await category(context.userId, id)
+    }
+
+    public func endBudget(_ context: CommandContext, _ id: UUID, fromMonth: String?) async throws -> CategoryView {
+        try await execute(context, category: id, .endBudget(categoryId: id, fromMonth: fromMonth))
+        return try await category(context.userId, id)
+    }
+
+    public func category(_ owner: UUID, _ id: UUID) async throws -> CategoryView {
+        guard let view = try await finance.categories(owner, id: id).first else { throw ResourceError.notFound }
+        return view
+    }
+
+    public func categories(_ owner: UUID, includeArchived: Bool) async throws -> [CategoryView] {
+        try await finance.categories(owner, includeArchived: includeArchived)
+    }
+
+    // MARK: Transactions
+
+    func stream(_ owner: UUID, transaction id: UUID) -> StreamName {
+        StreamName(id: TransactionEvent.streamId(id), ownerId: owner, type: TransactionEvent.streamType)
+    }
+
+    /// A transaction's decision state: its stream folded, and the categories the command and
+    /// the transaction name (a kind to match, an archived one to refuse).
+    func decisionState(_ stream: StreamName, _ command: TransactionCommand) async throws -> CommandPath.Loaded<TransactionState> {
+        var loaded = try await commands.folded(TransactionDecider.self, stream) {
+            try TransactionEvent.decode(type: $0.type, version: $0.schemaVersion, json: $0.data)
+        }
+        for id in Set([command.categoryNamed, loaded.state.transaction?.categoryId].compactMap { $0 }) {
+            if let view = try await finance.categories(stream.ownerId, id: id).first {
+                loaded.state.categories[id] = .init(kind: view.kind, archived: view.archived)
+            }
+        }
+        return loaded
+    }
+
+    @discardableResult
+    func execute(_ context: CommandContext, transaction id: UUID, _ command: TransactionCommand) async throws -> CommandPath.Outcome {
+        let time = try await settings(context.userId).calendar.decisionTime(at: clock.now())
+        let stream = stream(context.userId, transaction: id)
+        return try await commands.run(TransactionDecider.self, stream: stream, command: command, context: context, time: time) {
+            try await decisionState(stream, command)
+        }
+    }
+
+    public func record(_ context: CommandContext, _ draft: TransactionDraft) async throws -> TransactionView {
+        let id = context.newId("transaction")
+        try await execute(context, transaction: id, .record(id: id, draft, currency: try await settings(context.userId).currency))
+        return try await transaction(context.userId, id)
+    }
+
+    public func change(_ context: CommandContext, _ id: UUID, _ change: TransactionChange) async throws -> TransactionView {
+        try await execute(context, transaction: id, .change(change))
+        return try await transaction(context.userId, id)
+    }
+
+    public func delete(_ context: CommandContext, _ id: UUID) async throws {
+        try await execute(context, transaction: id, .delete)
+    }
+
+    public func transaction(_ owner: UUID, _ id: UUID) async throws -> TransactionView {
+        guard let view = try await finance.transactions(owner, .init(), id: id, after: nil, limit: 1).first else { throw ResourceError.notFound }
+        return view
+    }
+
+    public func transactions(_ owner: UUID, _ filter: TransactionFilter, after: TransactionCursor?, limit: Int) async throws -> [TransactionView] {
+        try await finance.transactions(owner, filter, after: after, limit: limit)
+    }
+
+    // MARK: Reports
+
+    /// Income, expense, net, categories and budgets per currency for `from`…`to`. Whole months
+    /// read the inline monthly totals; other periods add up their transactions.
+    public func summary(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> FinanceSummary {
+        let wholeMonth = from.day == 1 && to == from.localMonth.lastDay
+        let totals = wholeMonth
+            ? try await finance.monthTotals(owner, from: from.localMonth, through: from.localMonth).map { total in
+                var total = total
+                total.month = nil
+                return total
+            }
+            : try await finance.totals(owner, from: from, to: to)
+        let categories = try await finance.categories(owner)
+        let months = (0...from.localMonth.months(until: to.localMonth)).map { from.localMonth.adding(months: $0) }
+        let budgets = categories.filter { $0.kind == .expense }.flatMap { category in
+            BudgetRules.total(of: months.compactMap { category.budget(in: $0) }).map { (categoryId: category.id, amount: $0) }
+        }
+        return FinanceSummary.build(
+            from: from, to: to, totals: totals, labels: Dictionary(uniqueKeysWithValues: categories.map { ($0.id, $0.label) }), budgets: budgets)
+    }
+
+    /// The last `months` months up to the logical today, and the same number before them.
+    public func analytics(_ owner: UUID, months: Int) async throws -> FinanceAnalytics {
+        let today = try await today(owner)
+        let first = today.localMonth.adding(months: -(2 * months - 1))
+        let totals = try await finance.monthTotals(owner, from: first, through: today.localMonth)
+        let labels = try await finance.categories(owner).map(\.label)
+        return FinanceAnalytics.build(months: months, today: today, totals: totals, labels: Dictionary(uniqueKeysWithValues: labels.map { ($0.id, $0) }))
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// How a month's budget is set and how its use is judged.
+public enum BudgetRules {
+    public enum Status: String, Sendable, Codable { case under, near, over }
+
+    /// `near` from this share of the budget used.
+    public static let nearPercent: Int64 = 80
+
+    /// The step a `PUT …/budget` asks for, checked: an expense category, an amount in the
+    /// currency named, a month.
+    static func step(_ request: BudgetRequest, for category: CategoryBook.Category) throws -> (from: LocalMonth, amount: Money) {
+        guard category.kind == .expense else { throw ValidationFailure("category", "budgets are for expense categories") }
+        guard !category.archived else { throw ResourceError.conflict("The category is archived.") }
+        var errors: [FieldError] = []
+        let month = request.fromMonth.flatMap(LocalMonth.init)
+        if month == nil { errors.append(FieldError("from_month", request.fromMonth == nil ? "is required" : "must be a month as YYYY-MM")) }
+        let currency = request.currency.flatMap(Currency.init)
+        if currency == nil { errors.append(FieldError("currency", request.currency == nil ? "is required" : "must be an ISO 4217 code such as EUR")) }
+        var amount: Money?
+        if let currency {
+            if let raw = request.amount {
+                do { amount = try Money.parse(raw, currency: currency) } catch { errors += error.errors }
+            } else {
+                errors.append(FieldError("amount", "is required"))
+            }
+        }
+        try ValidationFailure.check(errors)
+        guard let month, let amount else { throw ValidationFailure(errors) }
+        return (month, amount)
+    }
+
+    /// `under` below 80 % used, `near` from 80 % up to 100 %, `over` above 100 %; exact, on
+    /// minor units.
+    public static func status(spent: Int64, budget: Int64) -> Status {
+        if spent > budget { return .over }
+        if spent * 100 >= budget * nearPercent { return .near }
+        return .under
+    }
+}
+
+extension BudgetRules {
+    /// The budgets of several months added up, one sum per currency.
+    public static func total(of budgets: [Money]) -> [Money] {
+        Dictionary(grouping: budgets, by: \.currency)
+            .map { Money(minorUnits: $0.value.reduce(0) { $0 + $1.minorUnits }, currency: $0.key) }
+            .sorted { $0.currency < $1.currency }
+    }
+}

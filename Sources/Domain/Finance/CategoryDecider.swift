@@ -1,0 +1,104 @@
+import Foundation
+
+/// Every rule about a user's categories and budgets.
+public enum CategoryDecider: Decider {
+    public static let initial = CategoryBook()
+
+    public static func decide(_ book: CategoryBook, _ command: CategoryCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+        switch command {
+        case .create(let id, let draft):
+            if book.categories[id] != nil { return [] }
+            var errors: [FieldError] = []
+            if draft.name == nil { errors.append(FieldError("name", "is required")) }
+            if draft.kind == nil { errors.append(FieldError("kind", "is required: income or expense")) }
+            let name = (draft.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            errors += fieldErrors(name: draft.name == nil ? nil : name, emoji: draft.emoji, color: draft.color)
+            try ValidationFailure.check(errors)
+            guard let kind = draft.kind else { return [] }
+            if book.activeNamed(name, kind: kind) != nil {
+                throw ResourceError.conflict("An active \(kind.rawValue) category is already named \(name).")
+            }
+            guard book.activeCount < CategoryBook.maximumActive else {
+                throw ResourceError.conflict("At most \(CategoryBook.maximumActive) categories can be active; archive one first.")
+            }
+            return [CategoryEvent.Created(categoryId: id, name: name, emoji: draft.emoji, kind: kind, color: draft.color)]
+        case .change(let id, let change):
+            let category = try book.category(id)
+            if let kind = change.kind, kind != category.kind {
+                throw ValidationFailure("kind", "cannot be changed; its transactions were recorded as \(category.kind.rawValue)")
+            }
+            let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
+            try ValidationFailure.check(fieldErrors(name: name, emoji: change.emoji.newValue, color: change.color.newValue))
+            let changed = CategoryEvent.Changed(
+                categoryId: id, name: name ?? category.name, emoji: change.emoji.applied(to: category.emoji),
+                color: change.color.applied(to: category.color))
+            guard changed.name != category.name || changed.emoji != category.emoji || changed.color != category.color else { return [] }
+            if !category.archived, book.activeNamed(changed.name, kind: category.kind, except: id) != nil {
+                throw ResourceError.conflict("An active \(category.kind.rawValue) category is already named \(changed.name).")
+            }
+            return [changed]
+        case .archive(let id):
+            return try book.category(id).archived ? [] : [CategoryEvent.Archived(categoryId: id)]
+        case .setBudget(let id, let request):
+            let category = try book.category(id)
+            let step = try BudgetRules.step(request, for: category)
+            if let existing = category.budgets[step.from], existing == step.amount { return [] }
+            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: step.from, amountMinor: step.amount.minorUnits, currency: step.amount.currency)]
+        case .endBudget(let id, let rawMonth):
+            let category = try book.category(id)
+            var month = now.today.localMonth
+            if let rawMonth {
+                guard let parsed = LocalMonth(rawMonth) else { throw ValidationFailure("from_month", "must be a month as YYYY-MM") }
+                month = parsed
+            }
+            // Nothing to end: no budget is in force then, and none is set for later.
+            guard category.budget(in: month) != nil || category.budgets.keys.contains(where: { $0 > month }) else { return [] }
+            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: month, amountMinor: nil, currency: nil)]
+        }
+    }
+
+    static func fieldErrors(name: String?, emoji: String?, color: String?) -> [FieldError] {
+        [name.flatMap { TextRules.labelError($0, field: "name", maxLength: 100) },
+         TextRules.optionalLabelError(emoji, field: "emoji", maxLength: 16),
+         TextRules.optionalLabelError(color, field: "color", maxLength: 32)].compactMap { $0 }
+    }
+
+    public static func evolve(_ book: CategoryBook, _ event: any DomainEvent) -> CategoryBook {
+        var book = book
+        func update(_ id: UUID, _ body: (inout CategoryBook.Category) -> Void) {
+            guard var category = book.categories[id] else { return }
+            body(&category)
+            category.revision += 1
+            book.categories[id] = category
+        }
+        switch event {
+        case let created as CategoryEvent.Created:
+            book.categories[created.categoryId] = .init(
+                id: created.categoryId, name: created.name, emoji: created.emoji, kind: created.kind, color: created.color)
+        case let changed as CategoryEvent.Changed:
+            update(changed.categoryId) {
+                $0.name = changed.name
+                $0.emoji = changed.emoji
+                $0.color = changed.color
+            }
+        case let archived as CategoryEvent.Archived:
+            update(archived.categoryId) { $0.archived = true }
+        case let budget as CategoryEvent.BudgetSet:
+            update(budget.categoryId) {
+                // Ending a budget ends it for good from that month: later steps go too.
+                if budget.money == nil { $0.budgets = $0.budgets.filter { $0.key < budget.fromMonth } }
+                $0.budgets[budget.fromMonth] = .some(budget.money)
+            }
+        default:
+            break
+        }
+        return book
+    }
+}
+
+extension CategoryEvent.BudgetSet {
+    public var money: Money? {
+        guard let amountMinor, let currency else { return nil }
+        return Money(minorUnits: amountMinor, currency: currency)
+    }
+}

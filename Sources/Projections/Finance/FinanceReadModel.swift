@@ -1,0 +1,161 @@
+import Domain
+import Foundation
+import Logging
+import PostgresNIO
+
+public struct CategoryView: Sendable {
+    public var id: UUID
+    public var name: String
+    public var emoji: String?
+    public var kind: MoneyFlow
+    public var color: String?
+    public var archived: Bool
+    /// Budget steps, oldest first; a nil amount ended the budget from that month.
+    public var budgets: [(from: LocalMonth, amount: Money?)]
+    public var version: Int64
+    public var createdAt: Date
+
+    public var label: CategoryLabel { CategoryLabel(id: id, name: name, emoji: emoji, kind: kind) }
+
+    /// The budget in force in `month`.
+    public func budget(in month: LocalMonth) -> Money? {
+        budgets.last { $0.from <= month }?.amount ?? nil
+    }
+}
+
+public struct TransactionView: Sendable {
+    public var id: UUID
+    public var kind: MoneyFlow
+    public var amount: Money
+    public var categoryId: UUID?
+    public var date: LocalDate
+    public var note: String?
+    public var version: Int64
+    public var createdAt: Date
+    public var position: TransactionCursor
+}
+
+/// A place in the newest-first list: (date, creation µs, id), integers and a date, exact.
+public struct TransactionCursor: Sendable, Codable, Equatable {
+    public var date: String
+    public var createdMicros: Int64
+    public var id: UUID
+}
+
+/// The queries over what `FinanceProjector` writes; every query leads with `owner_id`.
+public struct FinanceReadModel: Sendable {
+    public struct TransactionFilter: Sendable {
+        public var from: LocalDate?
+        public var to: LocalDate?
+        public var categoryId: UUID?
+        public var kind: MoneyFlow?
+        public init(from: LocalDate? = nil, to: LocalDate? = nil, categoryId: UUID? = nil, kind: MoneyFlow? = nil) {
+            self.from = from
+            self.to = to
+            self.categoryId = categoryId
+            self.kind = kind
+        }
+    }
+
+    static let noCategory = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The user's categories (archived too when asked), by kind then name, with their budget steps.
+    public func categories(_ owner: UUID, id: UUID? = nil, includeArchived: Bool = true) async throws -> [CategoryView] {
+        var views: [CategoryView] = []
+        var index: [UUID: Int] = [:]
+        for try await r in try await client.query("""
+            SELECT category_id, name, emoji, kind, color, archived, revision, created_at
+            FROM rm_fin_categories
+            WHERE owner_id = \(owner) AND (\(id)::uuid IS NULL OR category_id = \(id)) AND (\(includeArchived) OR NOT archived)
+            ORDER BY kind, lower(name), category_id
+            """, logger: logger).decode((UUID, String, String?, String, String?, Bool, Int64, Date).self) {
+            guard let kind = MoneyFlow(rawValue: r.3) else { throw CorruptData("category kind", r.3) }
+            index[r.0] = views.count
+            views.append(CategoryView(id: r.0, name: r.1, emoji: r.2, kind: kind, color: r.4, archived: r.5, budgets: [], version: r.6, createdAt: r.7))
+        }
+        guard !views.isEmpty else { return [] }
+        for try await (categoryId, month, amount, code) in try await client.query("""
+            SELECT category_id, to_char(from_month, 'YYYY-MM'), amount, currency FROM rm_fin_budgets
+            WHERE owner_id = \(owner) AND (\(id)::uuid IS NULL OR category_id = \(id))
+            ORDER BY from_month
+            """, logger: logger).decode((UUID, String, Int64?, String?).self) {
+            guard let at = index[categoryId] else { continue }
+            guard let from = LocalMonth(month) else { throw CorruptData("budget month", month) }
+            var money: Money?
+            if let amount {
+                guard let currency = code.flatMap(Currency.init) else { throw CorruptData("budget currency", code ?? "") }
+                money = Money(minorUnits: amount, currency: currency)
+            }
+            views[at].budgets.append((from, money))
+        }
+        return views
+    }
+
+    public func transactions(_ owner: UUID, _ filter: TransactionFilter, id: UUID? = nil, after: TransactionCursor?, limit: Int) async throws -> [TransactionView] {
+        let afterDate = after?.date ?? "9999-12-31", afterMicros = after?.createdMicros ?? Int64.max
+        let afterId = after?.id ?? UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
+        var views: [TransactionView] = []
+        for try await r in try await client.query("""
+            SELECT transaction_id, kind, amount, currency, category_id, date::text, note, version, created_at,
+                   (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
+            FROM rm_fin_transactions
+            WHERE owner_id = \(owner) AND (\(id)::uuid IS NULL OR transaction_id = \(id))
+              AND (\(filter.from?.description)::date IS NULL OR date >= \(filter.from?.description)::date)
+              AND (\(filter.to?.description)::date IS NULL OR date <= \(filter.to?.description)::date)
+              AND (\(filter.categoryId)::uuid IS NULL OR category_id = \(filter.categoryId))
+              AND (\(filter.kind?.rawValue)::text IS NULL OR kind = \(filter.kind?.rawValue))
+              AND (date, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, transaction_id) < (\(afterDate)::date, \(afterMicros), \(afterId))
+            ORDER BY rm_fin_transactions.date DESC, created_at DESC, transaction_id DESC
+            LIMIT \(limit)
+            """, logger: logger).decode((UUID, String, Int64, String, UUID?, String, String?, Int64, Date, Int64).self) {
+            guard let kind = MoneyFlow(rawValue: r.1) else { throw CorruptData("transaction kind", r.1) }
+            guard let currency = Currency(r.3) else { throw CorruptData("currency", r.3) }
+            guard let date = LocalDate(r.5) else { throw CorruptData("transaction date", r.5) }
+            views.append(TransactionView(
+                id: r.0, kind: kind, amount: Money(minorUnits: r.2, currency: currency), categoryId: r.4, date: date, note: r.6,
+                version: r.7, createdAt: r.8, position: TransactionCursor(date: r.5, createdMicros: r.9, id: r.0)))
+        }
+        return views
+    }
+
+    /// Totals per currency, kind and category of the transactions dated `from`…`to`.
+    public func totals(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [FlowTotal] {
+        try await flowTotals(client.query("""
+            SELECT currency, kind, category_id, NULL::text, sum(amount)::bigint FROM rm_fin_transactions
+            WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            GROUP BY currency, kind, category_id
+            """, logger: logger))
+    }
+
+    /// Totals per month, currency, kind and category for whole months, from the inline monthly
+    /// totals: a few rows per month however many transactions there are.
+    public func monthTotals(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
+        try await flowTotals(client.query("""
+            SELECT currency, kind, NULLIF(category_id, \(Self.noCategory)), to_char(month, 'YYYY-MM'), total FROM rm_fin_month_totals
+            WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
+            """, logger: logger))
+    }
+
+    private func flowTotals(_ rows: PostgresRowSequence) async throws -> [FlowTotal] {
+        var totals: [FlowTotal] = []
+        for try await (code, rawKind, category, month, total) in rows.decode((String, String, UUID?, String?, Int64).self) {
+            guard let currency = Currency(code) else { throw CorruptData("currency", code) }
+            guard let kind = MoneyFlow(rawValue: rawKind) else { throw CorruptData("transaction kind", rawKind) }
+            var localMonth: LocalMonth?
+            if let month {
+                guard let parsed = LocalMonth(month) else { throw CorruptData("month", month) }
+                localMonth = parsed
+            }
+            totals.append(FlowTotal(currency: currency, kind: kind, categoryId: category, month: localMonth, minorUnits: total))
+        }
+        return totals
+    }
+}

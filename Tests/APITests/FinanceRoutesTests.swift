@@ -1,0 +1,201 @@
+import API
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+@Suite struct FinanceRoutesTests {
+    static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0) }
+
+    static func category(_ http: any TestClientProtocol, _ token: String, _ name: String, _ kind: String = "expense") async throws -> String {
+        let created = try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"\#(name)","kind":"\#(kind)","emoji":"🛒"}"#)
+        #expect(created.status == .created, "\(created.text)")
+        return created.string("id") ?? ""
+    }
+
+    @discardableResult
+    static func spend(_ http: any TestClientProtocol, _ token: String, _ amount: String, _ extra: String = "") async throws -> JSONResponse {
+        try await http.call(.post, "/api/v1/finance/transactions", token: token, json: #"{"kind":"expense","amount":"\#(amount)"\#(extra)}"#)
+    }
+
+    static func currencies(_ response: JSONResponse) -> [[String: Any]] { response.object["currencies"] as? [[String: Any]] ?? [] }
+
+    @Test func amountsAreExactStringsAndEveryRefusalNamesTheAmount() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("money@example.com").string("access_token"))
+            for bad in [#"12.5"#, #""""#, #""1e3""#, #""10.005""#, #""-5.00""#, #""0""#, #""1000000000000""#, #""1,000.00""#] {
+                let refused = try await http.call(.post, "/api/v1/finance/transactions", token: token, json: #"{"kind":"expense","amount":\#(bad)}"#)
+                #expect(refused.status == .unprocessableContent, "\(bad)")
+                #expect(refused.text.contains("\"amount\""), "\(bad): \(refused.text)")
+            }
+            let yen = try await http.call(.post, "/api/v1/finance/transactions", token: token, json: #"{"kind":"expense","amount":"100.5","currency":"JPY"}"#)
+            #expect(yen.status == .unprocessableContent)
+            #expect(try await Self.spend(http, token, "1500", #","currency":"JPY""#).string("amount") == "1500")
+            #expect(try await Self.spend(http, token, "1.25", #","currency":"KWD""#).string("amount") == "1.250")
+            try await Self.spend(http, token, "0.10")
+            let second = try await Self.spend(http, token, "0.2")
+            #expect(second.string("amount") == "0.20")
+            #expect(second.string("currency") == "EUR")
+            #expect(second.string("date") == "2026-03-10")
+            let summary = try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)
+            let eur = Self.currencies(summary).first { $0["currency"] as? String == "EUR" }
+            #expect(eur?["expense"] as? String == "0.30")
+            #expect(Self.currencies(summary).map { $0["currency"] as? String } == ["EUR", "JPY", "KWD"])
+        }
+    }
+
+    @Test func sumsArePerCurrencyAndAMonthIsTheLocalCalendarMonth() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("fx@example.com").string("access_token"))
+            let food = try await Self.category(http, token, "Food")
+            let salary = try await Self.category(http, token, "Salary", "income")
+            try await Self.spend(http, token, "30.00", #","category_id":"\#(food)","date":"2026-01-31""#)
+            try await Self.spend(http, token, "10.00", #","currency":"USD","date":"2026-01-01""#)
+            try await Self.spend(http, token, "99.00", #","date":"2026-02-01""#)
+            _ = try await http.call(.post, "/api/v1/finance/transactions", token: token,
+                                    json: #"{"kind":"income","amount":"100","category_id":"\#(salary)","date":"2026-01-15"}"#)
+            let wrongKind = try await http.call(.post, "/api/v1/finance/transactions", token: token,
+                                                json: #"{"kind":"income","amount":"5","category_id":"\#(food)"}"#)
+            #expect(wrongKind.status == .unprocessableContent)
+            #expect(wrongKind.text.contains("category_id"))
+
+            let summary = try await http.call(.get, "/api/v1/finance/summary?month=2026-01", token: token)
+            #expect(summary.status == .ok, "\(summary.text)")
+            let list = Self.currencies(summary)
+            #expect(list.map { $0["currency"] as? String } == ["EUR", "USD"])
+            let eur = try #require(list.first)
+            #expect(eur["income"] as? String == "100.00")
+            #expect(eur["expense"] as? String == "30.00")
+            #expect(eur["net"] as? String == "70.00")
+            let byCategory = eur["by_category"] as? [[String: Any]] ?? []
+            #expect(byCategory.first { $0["name"] as? String == "Food" }?["share"] as? String == "100.0")
+            #expect(list.last?["expense"] as? String == "10.00")
+            #expect((list.last?["uncategorized"] as? [String: Any])?["expense"] as? String == "10.00")
+
+            // The same figures from a period that is not a whole month (added up from the rows).
+            let period = try await http.call(.get, "/api/v1/finance/summary?from=2026-01-01&to=2026-01-31", token: token)
+            #expect(Self.currencies(period).first?["expense"] as? String == "30.00")
+        }
+    }
+
+    @Test func budgetsSayUnderNearOrOverAndEarlierMonthsKeepTheirs() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("budget@example.com").string("access_token"))
+            let food = try await Self.category(http, token, "Food")
+            let put = try await http.call(.put, "/api/v1/finance/categories/\(food)/budget", token: token,
+                                          json: #"{"amount":"200.00","currency":"EUR","from_month":"2026-01"}"#)
+            #expect(put.status == .ok, "\(put.text)")
+            #expect((put.object["budget"] as? [String: Any])?["amount"] as? String == "200.00")
+            func budget(_ month: String) async throws -> [String: Any]? {
+                let summary = try await http.call(.get, "/api/v1/finance/summary?month=\(month)", token: token)
+                return (Self.currencies(summary).first?["budgets"] as? [[String: Any]])?.first
+            }
+            try await Self.spend(http, token, "150.00", #","category_id":"\#(food)","date":"2026-01-05""#)
+            let under = try #require(try await budget("2026-01"))
+            #expect(under["remaining"] as? String == "50.00")
+            #expect(under["used_percent"] as? String == "75.0")
+            #expect(under["status"] as? String == "under")
+            try await Self.spend(http, token, "20.00", #","category_id":"\#(food)","date":"2026-01-06""#)
+            #expect(try await budget("2026-01")?["status"] as? String == "near")
+            try await Self.spend(http, token, "80.00", #","category_id":"\#(food)","date":"2026-01-07""#)
+            let over = try await budget("2026-01")
+            #expect(over?["status"] as? String == "over")
+            #expect(over?["remaining"] as? String == "-50.00")
+
+            // From March the budget is 300; January keeps 200. Ending it in April leaves March.
+            _ = try await http.call(.put, "/api/v1/finance/categories/\(food)/budget", token: token,
+                                    json: #"{"amount":"300","currency":"EUR","from_month":"2026-03"}"#)
+            #expect(try await budget("2026-01")?["amount"] as? String == "200.00")
+            #expect(try await budget("2026-03")?["amount"] as? String == "300.00")
+            let ended = try await http.call(.delete, "/api/v1/finance/categories/\(food)/budget?from_month=2026-04", token: token)
+            #expect(ended.status == .ok)
+            #expect(try await budget("2026-04") == nil)
+            #expect(try await budget("2026-03")?["amount"] as? String == "300.00")
+
+            let income = try await Self.category(http, token, "Salary", "income")
+            let refused = try await http.call(.put, "/api/v1/finance/categories/\(income)/budget", token: token,
+                                              json: #"{"amount":"1","currency":"EUR","from_month":"2026-01"}"#)
+            #expect(refused.status == .unprocessableContent)
+        }
+    }
+
+    @Test func categoryNamesAreUniqueAmongActiveOnesAndArchivingKeepsHistory() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("cats@example.com").string("access_token"))
+            let food = try await Self.category(http, token, "Food")
+            let again = try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"food","kind":"expense"}"#)
+            #expect(again.status == .conflict)
+            // Another kind may share the name.
+            #expect(try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"Food","kind":"income"}"#).status == .created)
+            let spent = try await Self.spend(http, token, "12.00", #","category_id":"\#(food)""#)
+            #expect(try await http.call(.delete, "/api/v1/finance/categories/\(food)", token: token).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/finance/transactions/\(spent.string("id") ?? "")", token: token).string("category_id") == food)
+            #expect(try await http.call(.get, "/api/v1/finance/categories/\(food)", token: token).object["archived"] as? Bool == true)
+            #expect(try await Self.spend(http, token, "1.00", #","category_id":"\#(food)""#).status == .unprocessableContent)
+            // Its name is free again.
+            #expect(try await http.call(.post, "/api/v1/finance/categories", token: token, json: #"{"name":"Food","kind":"expense"}"#).status == .created)
+            let active = try await http.call(.get, "/api/v1/finance/categories", token: token)
+            #expect((active.object["items"] as? [[String: Any]])?.count == 2)
+            let all = try await http.call(.get, "/api/v1/finance/categories?include_archived=true", token: token)
+            #expect((all.object["items"] as? [[String: Any]])?.count == 3)
+
+            // A stale If-Match is 412 and changes nothing.
+            let stale = try await http.call(.patch, "/api/v1/finance/categories/\(food)", token: token, headers: [.ifMatch: "\"1\""], json: #"{"name":"Groceries"}"#)
+            #expect(stale.status == .preconditionFailed)
+        }
+    }
+
+    @Test func transactionsPageNewestFirstAndChangesAndDeletesMoveTheTotals() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("pages@example.com").string("access_token"))
+            var ids: [String] = []
+            for day in 1...5 { ids.append(try await Self.spend(http, token, "\(day).00", #","date":"2026-02-0\#(day)""#).string("id") ?? "") }
+            let first = try await http.call(.get, "/api/v1/finance/transactions?limit=2", token: token)
+            let page = first.object["items"] as? [[String: Any]] ?? []
+            #expect(page.compactMap { $0["date"] as? String } == ["2026-02-05", "2026-02-04"])
+            let cursor = try #require(first.string("next_cursor"))
+            let second = try await http.call(.get, "/api/v1/finance/transactions?limit=2&cursor=\(cursor)", token: token)
+            #expect((second.object["items"] as? [[String: Any]] ?? []).compactMap { $0["date"] as? String } == ["2026-02-03", "2026-02-02"])
+            let filtered = try await http.call(.get, "/api/v1/finance/transactions?from=2026-02-02&to=2026-02-03&kind=expense", token: token)
+            #expect((filtered.object["items"] as? [[String: Any]])?.count == 2)
+
+            let changed = try await http.call(.patch, "/api/v1/finance/transactions/\(ids[0])", token: token, headers: [.ifMatch: "\"1\""],
+                                              json: #"{"amount":"10.50","date":"2026-03-01"}"#)
+            #expect(changed.status == .ok, "\(changed.text)")
+            #expect(changed.object["version"] as? Int == 2)
+            #expect(try await http.call(.delete, "/api/v1/finance/transactions/\(ids[1])", token: token).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/finance/transactions/\(ids[1])", token: token).status == .notFound)
+            let february = try await http.call(.get, "/api/v1/finance/summary?month=2026-02", token: token)
+            #expect(Self.currencies(february).first?["expense"] as? String == "12.00")
+            let march = try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)
+            #expect(Self.currencies(march).first?["expense"] as? String == "10.50")
+        }
+    }
+
+    @Test func analyticsFillEmptyMonthsAndCompareWithThePreviousPeriod() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("trends@example.com").string("access_token"))
+            let food = try await Self.category(http, token, "Food")
+            try await Self.spend(http, token, "40.00", #","category_id":"\#(food)","date":"2025-12-15""#)
+            try await Self.spend(http, token, "100.00", #","category_id":"\#(food)","date":"2026-01-15""#)
+            try await Self.spend(http, token, "50.00", #","date":"2026-03-02""#)
+            let analytics = try await http.call(.get, "/api/v1/finance/analytics?months=3", token: token)
+            #expect(analytics.status == .ok, "\(analytics.text)")
+            let eur = try #require(Self.currencies(analytics).first)
+            let months = eur["months"] as? [[String: Any]] ?? []
+            #expect(months.compactMap { $0["month"] as? String } == ["2026-01", "2026-02", "2026-03"])
+            #expect(months.compactMap { $0["expense"] as? String } == ["100.00", "0.00", "50.00"])
+            // 150.00 over Jan 1 … Mar 10: 69 days.
+            #expect(eur["average_daily_expense"] as? String == "2.17")
+            let change = eur["change"] as? [String: Any] ?? [:]
+            #expect(change["expense"] as? String == "110.00")
+            #expect(change["expense_percent"] as? String == "275.0")
+            #expect(change["income_percent"] is NSNull)
+            #expect((eur["top_categories"] as? [[String: Any]])?.first?["share"] as? String == "66.7")
+            #expect(try await http.call(.get, "/api/v1/finance/analytics?months=37", token: token).status == .unprocessableContent)
+        }
+    }
+}

@@ -103,6 +103,35 @@ import TestSupport
                 let list = try await http.call(.get, "/api/v1/devices", token: token)
                 return (list.object["items"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == id }
             }),
+        Case(
+            description: "savings goals",
+            create: { http, token in
+                let id = try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"A's goal","currency":"EUR"}"#).string("id") ?? ""
+                _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token, json: #"{"amount":"10","anchor_day":1,"start_month":"2025-01"}"#)
+                _ = try await http.call(.post, "/api/v1/savings/goals/\(id)/transactions", token: token, json: #"{"kind":"deposit","amount":"10","date":"2025-01-01"}"#)
+                return id
+            },
+            attempts: [
+                (.get, "/api/v1/savings/goals/{id}", nil),
+                (.patch, "/api/v1/savings/goals/{id}", #"{"name":"Mine now"}"#),
+                (.delete, "/api/v1/savings/goals/{id}", nil),
+                (.put, "/api/v1/savings/goals/{id}/plan", #"{"amount":"99","anchor_day":"last","start_month":"2025-01"}"#),
+                (.delete, "/api/v1/savings/goals/{id}/plan", nil),
+                (.get, "/api/v1/savings/goals/{id}/occurrences", nil),
+                (.get, "/api/v1/savings/goals/{id}/transactions", nil),
+                (.post, "/api/v1/savings/goals/{id}/transactions", #"{"kind":"withdrawal","amount":"10","date":"2025-01-02"}"#),
+                (.delete, "/api/v1/savings/goals/{id}/transactions/{tid}", nil),
+                (.get, "/api/v1/savings/goals/{id}/members", nil),
+                (.post, "/api/v1/savings/goals/{id}/members", #"{"email":"intruder@example.com"}"#),
+                (.delete, "/api/v1/savings/goals/{id}/members/{user_id}", nil),
+            ],
+            intact: { http, token, id in
+                let goal = try await http.call(.get, "/api/v1/savings/goals/\(id)", token: token)
+                let members = try await http.call(.get, "/api/v1/savings/goals/\(id)/members", token: token)
+                return goal.string("name") == "A's goal" && goal.string("balance") == "10.00"
+                    && (goal.object["plan"] as? [String: Any])?["amount"] as? String == "10.00"
+                    && (members.object["items"] as? [[String: Any]])?.count == 1
+            }),
     ]
 
     /// Values for the path parameters other than the resource's own id.
@@ -110,6 +139,8 @@ import TestSupport
         path.replacingOccurrences(of: "{id}", with: id)
             .replacingOccurrences(of: "{date}", with: "2026-01-01")
             .replacingOccurrences(of: "{freeze_id}", with: "00000000-0000-0000-0000-000000000000")
+            .replacingOccurrences(of: "{tid}", with: "00000000-0000-0000-0000-000000000000")
+            .replacingOccurrences(of: "{user_id}", with: "00000000-0000-0000-0000-000000000000")
     }
 
     /// Forgetting is impossible: every registered route with a path parameter has a case here,

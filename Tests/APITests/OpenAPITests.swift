@@ -305,6 +305,7 @@ import TestSupport
             try sample("Status (healthz)", "GET /healthz", "200", full: false, HealthRoutes.Status(status: "ok")),
             try sample("Status (readyz)", "GET /readyz", "200", full: true, HealthRoutes.Status(status: "ready", database: "up", migrations: "current")),
         ]
+        samples += try savingsSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

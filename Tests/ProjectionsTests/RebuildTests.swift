@@ -262,6 +262,7 @@ import TestSupport
                 }
                 changes += 1
             }
+            try await SavingsHistory.write(http, owner: token)
             // Finance: categories, budget steps (set, changed, ended), transactions changed and deleted.
             var categoryIds: [String] = []
             for (n, kind) in ["expense", "expense", "income"].enumerated() {
@@ -308,6 +309,8 @@ import TestSupport
                 if n % 2 == 0, let id = device.string("id") { _ = try await http.call(.delete, "/api/v1/devices/\(id)", token: other) }
             }
             let projectors = AreaCatalog.projectors.filter { $0.mode == .inline }
+            #expect(Set(projectors.map(\.name)).isSuperset(of: ["accounts", "habits", "tasks", "stream_summary"]))
+            let savingsBefore = try await http.call(.get, "/api/v1/savings/overview", token: token).text
             #expect(Set(projectors.map(\.name)).isSuperset(of: ["accounts", "habits", "tasks", "finance", "stream_summary"]))
             var before: [String: [String]] = [:]
             for table in projectors.flatMap(\.tables) {
@@ -326,6 +329,7 @@ import TestSupport
                 #expect(after == before[table], "\(table)")
             }
             #expect(try await http.call(.get, "/api/v1/habits", token: token).text == habitsBefore)
+            #expect(try await http.call(.get, "/api/v1/savings/overview", token: token).text == savingsBefore)
         }
     }
 }
@@ -336,5 +340,63 @@ enum LocalDateText {
         let days = n - 1
         let (month, day) = days < 31 ? (5, days + 1) : (6, days - 30)
         return String(format: "2026-%02d-%02d", month, day)
+    }
+}
+
+/// Savings changes for the scripted history: goals with plans changed and ended, deposits
+/// (some naming an occurrence), withdrawals, deletions, a deleted goal, and a shared goal whose
+/// member deposits and deletes, one member removed and one kept.
+enum SavingsHistory {
+    static func write(_ http: any TestClientProtocol, owner token: String) async throws {
+        var random = SeededGenerator(seed: 7)
+        let member = try #require(try await http.register("saver-member@example.com").string("access_token"))
+        let leaving = try #require(try await http.register("saver-leaving@example.com").string("access_token"))
+        var goals: [String] = []
+        for n in 0..<4 {
+            let created = try await http.call(.post, "/api/v1/savings/goals", token: token,
+                json: #"{"name":"Goal \#(n)","currency":"\#(n == 3 ? "JPY" : "EUR")","target_amount":"5000","target_date":"2027-12-31"}"#)
+            let id = try #require(created.string("id"))
+            goals.append(id)
+            _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
+                json: #"{"amount":"100","anchor_day":\#(n == 1 ? #""last""# : "31"),"every_months":\#(n + 1),"start_month":"2025-0\#(n + 1)"}"#)
+        }
+        let shared = goals[0]
+        for email in ["saver-member@example.com", "saver-leaving@example.com"] {
+            _ = try await http.call(.post, "/api/v1/savings/goals/\(shared)/members", token: token, json: #"{"email":"\#(email)"}"#)
+        }
+        var movements: [(goal: String, id: String, token: String)] = []
+        for change in 0..<120 {
+            let goal = goals[Int.random(in: 0..<goals.count, using: &random)]
+            let actor = goal == shared ? [token, member, leaving][Int.random(in: 0..<3, using: &random)] : token
+            let m = Int.random(in: 0..<17, using: &random)  // 2025-01 to 2026-05
+            let date = String(format: "%04d-%02d-%02d", 2025 + m / 12, m % 12 + 1, Int.random(in: 1...28, using: &random))
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6:
+                let naming = change % 5 == 0 ? #","occurrence":"2025-03-31""# : ""
+                let answer = try await http.call(.post, "/api/v1/savings/goals/\(goal)/transactions", token: actor,
+                    json: #"{"kind":"deposit","amount":"\#(Int.random(in: 20...250, using: &random))","date":"\#(date)"\#(naming)}"#)
+                if let id = answer.string("id") { movements.append((goal, id, actor)) }
+            case 6:
+                let answer = try await http.call(.post, "/api/v1/savings/goals/\(goal)/transactions", token: actor,
+                    json: #"{"kind":"withdrawal","amount":"\#(Int.random(in: 10...60, using: &random))","date":"\#(date)","note":"spent"}"#)
+                if let id = answer.string("id") { movements.append((goal, id, actor)) }
+            case 7 where !movements.isEmpty:
+                let index = Int.random(in: 0..<movements.count, using: &random)
+                let gone = movements[index]
+                let answer = try await http.call(.delete, "/api/v1/savings/goals/\(gone.goal)/transactions/\(gone.id)", token: gone.token)
+                if answer.status == .noContent { movements.remove(at: index) }
+            case 8:
+                let month = 1 + Int.random(in: 0..<12, using: &random)
+                _ = try await http.call(.put, "/api/v1/savings/goals/\(goal)/plan", token: token,
+                    json: #"{"amount":"\#(Int.random(in: 50...150, using: &random))","anchor_day":\#(Int.random(in: 1...31, using: &random)),"start_month":"2025-\#(month < 10 ? "0" : "")\#(month)"}"#)
+            default:
+                _ = try await http.call(.patch, "/api/v1/savings/goals/\(goal)", token: token,
+                    json: [#"{"emoji":"💰"}"#, #"{"emoji":null,"target_date":null}"#, #"{"target_amount":"9000","target_date":"2026-12-31"}"#][change % 3])
+            }
+        }
+        _ = try await http.call(.delete, "/api/v1/savings/goals/\(goals[2])/plan", token: token)
+        _ = try await http.call(.delete, "/api/v1/savings/goals/\(goals[1])", token: token)
+        let leavingId = try #require(try await http.call(.get, "/api/v1/me", token: leaving).string("id"))
+        _ = try await http.call(.delete, "/api/v1/savings/goals/\(shared)/members/\(leavingId)", token: token)
     }
 }

@@ -40,6 +40,7 @@ public enum AreaCatalog {
         HabitsArea.self,
         TasksArea.self,
         FinanceArea.self,
+        SavingsArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

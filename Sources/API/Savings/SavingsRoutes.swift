@@ -1,0 +1,120 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+import Projections
+
+/// Savings: goals with recurring plans, deposits and withdrawals, every overdue payment, and
+/// goals shared with other users (`/api/v1/savings*`).
+public struct SavingsArea: Area {
+    public static let name = "Savings"
+    public static let projectors: [any Projector] = [SavingsProjector()]
+    public static let openAPIPart = "savings"
+    let savings: SavingsService
+
+    public init(_ context: AreaContext) {
+        savings = SavingsService(store: context.store, clock: context.clock, logger: context.logger)
+    }
+
+    struct MemberBody: Decodable { var email: String }
+
+    /// `?name=YYYY-MM-DD`, within the dates savings accepts anywhere.
+    static func date(_ request: Request, _ name: String) throws -> LocalDate? {
+        guard let raw = request.uri.queryParameters.get(name) else { return nil }
+        guard let date = LocalDate(String(raw)) else { throw Problem.invalid([.init(field: name, message: "must be a date as YYYY-MM-DD")]) }
+        let first = SavingsSchedule.firstMonth.firstDay, last = SavingsSchedule.lastMonth.lastDay
+        guard date >= first, date <= last else { throw Problem.invalid([.init(field: name, message: "must be from \(first) to \(last)")]) }
+        return date
+    }
+
+    public func register(on api: RouterGroup<AppRequestContext>) {
+        let savings = self.savings
+        let group = api.group("savings", context: UserRequestContext.self)
+        group.get("overview") { request, context in
+            SavingsOverviewDTO(try await savings.overview(context.userId, asOf: try Self.date(request, "date")))
+        }
+        let goals = group.group("goals")
+        goals.post { request, context in
+            let draft = try await request.json(SavingsGoalDraft.self, context: context)
+            let view = try await savings.create(context.command(), draft)
+            return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
+        }
+        goals.get { request, context in
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(SavingsGoalCursor.self, request.uri.queryParameters.get("cursor").map { String($0) })
+            let views = try await savings.goals(context.userId, asOf: try Self.date(request, "date")).filter { view in
+                guard let after else { return true }
+                return (Self.micros(view.createdAt), view.goal.id.uuidString) > (after.createdMicros, after.id.uuidString)
+            }
+            let page = Array(views.prefix(limit))
+            let next = views.count > limit ? page.last.flatMap { Cursor.encode(SavingsGoalCursor(createdMicros: Self.micros($0.createdAt), id: $0.goal.id)) } : nil
+            return Page(items: page.map(SavingsGoalDTO.init), nextCursor: next)
+        }
+        goals.get("{id}") { request, context in
+            let view = try await savings.goal(context.userId, try context.resourceId(), asOf: try Self.date(request, "date"))
+            return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
+        }
+        goals.patch("{id}") { request, context in
+            let change = try await request.json(SavingsGoalChange.self, context: context)
+            let view = try await savings.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
+            return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
+        }
+        goals.delete("{id}") { _, context in
+            try await savings.delete(context.command(), try context.resourceId())
+            return Response(status: .noContent)
+        }
+        goals.put("{id}/plan") { request, context in
+            let draft = try await request.json(SavingsPlanDraft.self, context: context)
+            let view = try await savings.setPlan(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), draft)
+            return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
+        }
+        goals.delete("{id}/plan") { _, context in
+            try await savings.endPlan(context.command(), try context.resourceId())
+            return Response(status: .noContent)
+        }
+        goals.get("{id}/occurrences") { request, context in
+            let from = try Self.date(request, "from"), to = try Self.date(request, "to")
+            if let from, let to, from > to { throw Problem.invalid([.init(field: "to", message: "must not be before from")]) }
+            let (view, occurrences) = try await savings.occurrences(context.userId, try context.resourceId(), from: from, to: to,
+                                                                    asOf: try Self.date(request, "date"))
+            return SavingsItems(items: occurrences.map { SavingsOccurrenceDTO($0, goal: view.goal) })
+        }
+        goals.post("{id}/transactions") { request, context in
+            let draft = try await request.json(SavingsMovementDraft.self, context: context)
+            let view = try await savings.addMovement(context.command(), try context.resourceId(), draft)
+            return EditedResponse(status: .created, response: SavingsMovementDTO(view))
+        }
+        goals.get("{id}/transactions") { request, context in
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(SavingsMovementCursor.self, request.uri.queryParameters.get("cursor").map { String($0) })
+            let views = try await savings.movements(context.userId, try context.resourceId(), asOf: try Self.date(request, "date")).filter { view in
+                guard let after else { return true }
+                return (view.movement.date.description, view.movement.order) < (after.date, after.order)
+            }
+            let page = Array(views.prefix(limit))
+            let next = views.count > limit
+                ? page.last.flatMap { Cursor.encode(SavingsMovementCursor(date: $0.movement.date.description, order: $0.movement.order)) } : nil
+            return Page(items: page.map(SavingsMovementDTO.init), nextCursor: next)
+        }
+        goals.delete("{id}/transactions/{tid}") { _, context in
+            try await savings.deleteMovement(context.command(), try context.resourceId(), movementId: try context.resourceId("tid"))
+            return Response(status: .noContent)
+        }
+        goals.post("{id}/members") { request, context in
+            let body = try await request.json(MemberBody.self, context: context)
+            let members = try await savings.addMember(context.command(), try context.resourceId(), email: body.email)
+            let email = body.email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            guard let added = members.first(where: { $0.email == email }) else { throw Problem.notFound() }
+            return EditedResponse(status: .created, response: SavingsMemberDTO(added))
+        }
+        goals.get("{id}/members") { _, context in
+            SavingsItems(items: try await savings.members(context.userId, try context.resourceId()).map(SavingsMemberDTO.init))
+        }
+        goals.delete("{id}/members/{user_id}") { _, context in
+            try await savings.removeMember(context.command(), try context.resourceId(), userId: try context.resourceId("user_id"))
+            return Response(status: .noContent)
+        }
+    }
+
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+}

@@ -1,0 +1,152 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+/// Savings: load, decide (`SavingsGoalDecider`), append; and the reads behind `/api/v1/savings`.
+/// A goal's stream belongs to its owner; a member's change is appended there too, with the
+/// member as the event's actor. Who may do what is the decider's rule, checked on every call
+/// against the members as they are now.
+public struct SavingsService: Sendable {
+    let commands: CommandPath
+    let savings: SavingsReadModel
+    let users: AccountsReadModel
+    let clock: any WallClock
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        commands = CommandPath(store: store)
+        savings = SavingsReadModel(client: store.client, logger: logger)
+        users = AccountsReadModel(client: store.client, logger: logger)
+        self.clock = clock
+    }
+
+    func calendar(_ userId: UUID) async throws -> UserCalendar {
+        guard let calendar = try await users.calendar(userId) else { throw ResourceError.notFound }
+        return calendar
+    }
+
+    /// The caller's logical today, or the as-of date they asked for.
+    public func asOf(_ userId: UUID, _ date: LocalDate?) async throws -> LocalDate {
+        if let date { return date }
+        return try await calendar(userId).today(at: clock.now())
+    }
+
+    @discardableResult
+    func execute(_ context: CommandContext, goal goalId: UUID, _ action: SavingsGoalCommand.Action) async throws -> UUID {
+        let actor = context.userId
+        let time = try await calendar(actor).decisionTime(at: clock.now())
+        var owner = actor
+        if case .create = action {} else {
+            // Anyone who is neither the owner nor a member learns nothing: 404.
+            guard let found = try await savings.owner(of: goalId, for: actor) else { throw ResourceError.notFound }
+            owner = found
+        }
+        let stream = StreamName(id: SavingsEvent.streamId(goalId), ownerId: owner, type: SavingsEvent.streamType)
+        let command = SavingsGoalCommand(actor: actor, action)
+        try await commands.run(SavingsGoalDecider.self, stream: stream, command: command, context: context, time: time) {
+            if case .create = action { return .init(state: nil, streamVersion: 0) }
+            guard let (goal, _) = try await savings.goal(owner: owner, goalId) else { return .init(state: nil, streamVersion: 0) }
+            return .init(state: goal, streamVersion: goal.version)
+        }
+        return owner
+    }
+
+    public func create(_ context: CommandContext, _ draft: SavingsGoalDraft) async throws -> SavingsGoalView {
+        let goalId = context.newId("savings-goal")
+        try await execute(context, goal: goalId, .create(id: goalId, draft))
+        return try await goal(context.userId, goalId, asOf: nil)
+    }
+
+    public func update(_ context: CommandContext, _ goalId: UUID, _ change: SavingsGoalChange) async throws -> SavingsGoalView {
+        try await execute(context, goal: goalId, .change(change))
+        return try await goal(context.userId, goalId, asOf: nil)
+    }
+
+    public func delete(_ context: CommandContext, _ goalId: UUID) async throws {
+        try await execute(context, goal: goalId, .delete)
+    }
+
+    public func setPlan(_ context: CommandContext, _ goalId: UUID, _ draft: SavingsPlanDraft) async throws -> SavingsGoalView {
+        try await execute(context, goal: goalId, .setPlan(draft))
+        return try await goal(context.userId, goalId, asOf: nil)
+    }
+
+    public func endPlan(_ context: CommandContext, _ goalId: UUID) async throws {
+        try await execute(context, goal: goalId, .endPlan)
+    }
+
+    /// Adds the user with this email. Unknown emails are 422 on `email`, said only to the owner:
+    /// anyone else is refused (403 or 404) before the address is looked up.
+    public func addMember(_ context: CommandContext, _ goalId: UUID, email: String) async throws -> [SavingsMemberView] {
+        guard let owner = try await savings.owner(of: goalId, for: context.userId) else { throw ResourceError.notFound }
+        guard owner == context.userId else { throw ResourceError.forbidden("Only the goal's owner may change its members.") }
+        let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard let userId = try await users.userId(email: normalized) else { throw ValidationFailure("email", "no account has this email") }
+        try await execute(context, goal: goalId, .addMember(userId: userId))
+        return try await savings.members(owner: owner, goalId)
+    }
+
+    public func removeMember(_ context: CommandContext, _ goalId: UUID, userId: UUID) async throws {
+        try await execute(context, goal: goalId, .removeMember(userId: userId))
+    }
+
+    public func addMovement(_ context: CommandContext, _ goalId: UUID, _ draft: SavingsMovementDraft) async throws -> SavingsMovementView {
+        let movementId = context.newId("savings-movement")
+        try await execute(context, goal: goalId, .addMovement(id: movementId, draft))
+        let (access, _) = try await load(context.userId, goalId)
+        guard let view = SavingsMovementView.all(of: access.goal).first(where: { $0.movement.id == movementId }) else {
+            throw ResourceError.notFound
+        }
+        return view
+    }
+
+    public func deleteMovement(_ context: CommandContext, _ goalId: UUID, movementId: UUID) async throws {
+        try await execute(context, goal: goalId, .deleteMovement(id: movementId))
+    }
+
+    // MARK: Queries
+
+    func load(_ userId: UUID, _ goalId: UUID) async throws -> (SavingsGoalAccess, owner: UUID) {
+        guard let owner = try await savings.owner(of: goalId, for: userId),
+              let (goal, createdAt) = try await savings.goal(owner: owner, goalId) else { throw ResourceError.notFound }
+        return (SavingsGoalAccess(goal: goal, role: owner == userId ? .owner : .member, createdAt: createdAt), owner)
+    }
+
+    public func goal(_ userId: UUID, _ goalId: UUID, asOf date: LocalDate?) async throws -> SavingsGoalView {
+        let asOf = try await asOf(userId, date)
+        return SavingsGoalView(try await load(userId, goalId).0, asOf: asOf)
+    }
+
+    public func goals(_ userId: UUID, asOf date: LocalDate?) async throws -> [SavingsGoalView] {
+        let asOf = try await asOf(userId, date)
+        return try await savings.goals(for: userId).map { SavingsGoalView($0, asOf: asOf) }
+    }
+
+    /// The goal, and its occurrences due from `from` (default: the plan's start) through `to`
+    /// (default: the end of the twelfth month after the as-of month), with their statuses.
+    public func occurrences(_ userId: UUID, _ goalId: UUID, from: LocalDate?, to: LocalDate?, asOf date: LocalDate?) async throws
+        -> (SavingsGoalView, [SavingsOccurrence])
+    {
+        let asOf = try await asOf(userId, date)
+        let view = SavingsGoalView(try await load(userId, goalId).0, asOf: asOf)
+        let to = to ?? asOf.localMonth.adding(months: 12).lastDay
+        return (view, view.progress.occurrences(from: from ?? SavingsSchedule.firstMonth.firstDay, through: to))
+    }
+
+    /// The movements newest first (by date, then entry), those after the as-of date left out.
+    public func movements(_ userId: UUID, _ goalId: UUID, asOf date: LocalDate?) async throws -> [SavingsMovementView] {
+        let goal = try await load(userId, goalId).0.goal
+        return SavingsMovementView.all(of: goal).filter { view in date.map { view.movement.date <= $0 } ?? true }.reversed()
+    }
+
+    public func members(_ userId: UUID, _ goalId: UUID) async throws -> [SavingsMemberView] {
+        let owner = try await load(userId, goalId).owner
+        return try await savings.members(owner: owner, goalId)
+    }
+
+    public func overview(_ userId: UUID, asOf date: LocalDate?) async throws -> SavingsOverview {
+        let asOf = try await asOf(userId, date)
+        return SavingsOverview(goals: try await savings.goals(for: userId).map { SavingsGoalView($0, asOf: asOf) }, asOf: asOf)
+    }
+}

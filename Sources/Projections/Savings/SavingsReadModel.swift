@@ -1,0 +1,184 @@
+import Domain
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A goal someone may see, with their role in it.
+public struct SavingsGoalAccess: Sendable {
+    public var goal: SavingsGoal
+    public var role: SavingsGoal.Role
+    public var createdAt: Date
+
+    public init(goal: SavingsGoal, role: SavingsGoal.Role, createdAt: Date) {
+        self.goal = goal
+        self.role = role
+        self.createdAt = createdAt
+    }
+}
+
+/// A member of a goal as `GET /savings/goals/{id}/members` lists them.
+public struct SavingsMemberView: Sendable {
+    public var userId: UUID
+    public var email: String
+    public var name: String
+    public var role: SavingsGoal.Role
+    public var addedAt: Date
+}
+
+/// The queries over what `SavingsProjector` writes. Queries of a goal lead with its owner's id;
+/// a member reaches a goal through `rm_savings_members`, keyed by the member.
+public struct SavingsReadModel: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The owner of `goalId` when `userId` may see it (as its owner or a member); nil otherwise.
+    public func owner(of goalId: UUID, for userId: UUID) async throws -> UUID? {
+        for try await owner in try await client.query("""
+            SELECT owner_id FROM rm_savings_goals WHERE owner_id = \(userId) AND goal_id = \(goalId)
+            UNION ALL
+            SELECT owner_id FROM rm_savings_members WHERE user_id = \(userId) AND goal_id = \(goalId)
+            """, logger: logger).decode(UUID.self) {
+            return owner
+        }
+        return nil
+    }
+
+    /// The goal whole, as `SavingsGoalDecider` sees it. The version is read first, so the rows
+    /// read after it are at least that recent: an append at that version succeeds only when
+    /// nothing changed in between.
+    public func goal(owner: UUID, _ goalId: UUID) async throws -> (goal: SavingsGoal, createdAt: Date)? {
+        var found: (goal: SavingsGoal, createdAt: Date)?
+        for try await r in try await client.query("""
+            SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at
+            FROM rm_savings_goals WHERE owner_id = \(owner) AND goal_id = \(goalId)
+            """, logger: logger).decode(GoalRow.self) {
+            found = (try Self.goal(r), r.8)
+        }
+        guard var (goal, createdAt) = found else { return nil }
+        for try await (user,) in try await client.query("""
+            SELECT user_id FROM rm_savings_members WHERE owner_id = \(owner) AND goal_id = \(goalId)
+            """, logger: logger).decode((UUID,).self) {
+            goal.members.insert(user)
+        }
+        goal.plan = SavingsSchedule(try await planRows(client.query("""
+            SELECT goal_id, seq, kind, amount, anchor_day, every_months, start_month::text, end_month::text, ended_after::text
+            FROM rm_savings_plans WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
+            """, logger: logger))[goalId] ?? [])
+        goal.movements = try await movementRows(client.query("""
+            SELECT goal_id, movement_id, kind, amount, date::text, occurrence::text, note, actor_id, seq
+            FROM rm_savings_movements WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
+            """, logger: logger))[goalId] ?? []
+        return (goal, createdAt)
+    }
+
+    /// Every goal `userId` owns or shares, with its plan and movements (members left out), in
+    /// the order they were created: one query per table.
+    public func goals(for userId: UUID) async throws -> [SavingsGoalAccess] {
+        var goals: [SavingsGoalAccess] = []
+        for try await r in try await client.query("""
+            SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at
+            FROM rm_savings_goals WHERE owner_id = \(userId)
+            UNION ALL
+            SELECT g.goal_id, g.owner_id, g.name, g.emoji, g.currency, g.target_amount, g.target_date::text, g.version, g.created_at
+            FROM rm_savings_members m JOIN rm_savings_goals g ON g.owner_id = m.owner_id AND g.goal_id = m.goal_id
+            WHERE m.user_id = \(userId)
+            ORDER BY created_at, goal_id
+            """, logger: logger).decode(GoalRow.self) {
+            goals.append(SavingsGoalAccess(goal: try Self.goal(r), role: r.1 == userId ? .owner : .member, createdAt: r.8))
+        }
+        guard !goals.isEmpty else { return [] }
+        let plans = try await planRows(client.query("""
+            SELECT goal_id, seq, kind, amount, anchor_day, every_months, start_month::text, end_month::text, ended_after::text
+            FROM rm_savings_plans WHERE owner_id = \(userId)
+            UNION ALL
+            SELECT p.goal_id, p.seq, p.kind, p.amount, p.anchor_day, p.every_months, p.start_month::text, p.end_month::text, p.ended_after::text
+            FROM rm_savings_members m JOIN rm_savings_plans p ON p.owner_id = m.owner_id AND p.goal_id = m.goal_id
+            WHERE m.user_id = \(userId)
+            ORDER BY goal_id, seq
+            """, logger: logger))
+        let movements = try await movementRows(client.query("""
+            SELECT goal_id, movement_id, kind, amount, date::text, occurrence::text, note, actor_id, seq
+            FROM rm_savings_movements WHERE owner_id = \(userId)
+            UNION ALL
+            SELECT v.goal_id, v.movement_id, v.kind, v.amount, v.date::text, v.occurrence::text, v.note, v.actor_id, v.seq
+            FROM rm_savings_members m JOIN rm_savings_movements v ON v.owner_id = m.owner_id AND v.goal_id = m.goal_id
+            WHERE m.user_id = \(userId)
+            ORDER BY goal_id, seq
+            """, logger: logger))
+        for index in goals.indices {
+            let id = goals[index].goal.id
+            goals[index].goal.plan = SavingsSchedule(plans[id] ?? [])
+            goals[index].goal.movements = movements[id] ?? []
+        }
+        return goals
+    }
+
+    /// The owner first, then the members in the order they were added.
+    public func members(owner: UUID, _ goalId: UUID) async throws -> [SavingsMemberView] {
+        var members: [SavingsMemberView] = []
+        for try await r in try await client.query("""
+            SELECT u.user_id, u.email, u.name, 'owner', g.created_at
+            FROM rm_savings_goals g JOIN rm_users u ON u.user_id = g.owner_id
+            WHERE g.owner_id = \(owner) AND g.goal_id = \(goalId)
+            UNION ALL
+            SELECT * FROM (SELECT u.user_id, u.email, u.name, 'member', m.added_at
+              FROM rm_savings_members m JOIN rm_users u ON u.user_id = m.user_id
+              WHERE m.owner_id = \(owner) AND m.goal_id = \(goalId) ORDER BY m.added_at, m.user_id) AS added
+            """, logger: logger).decode((UUID, String, String, String, Date).self) {
+            members.append(SavingsMemberView(userId: r.0, email: r.1, name: r.2, role: r.3 == "owner" ? .owner : .member, addedAt: r.4))
+        }
+        return members
+    }
+
+    // MARK: Rows
+
+    typealias GoalRow = (UUID, UUID, String, String?, String, Int64?, String?, Int64, Date)
+
+    static func goal(_ r: GoalRow) throws -> SavingsGoal {
+        guard let currency = Currency(r.4) else { throw CorruptData("savings goal currency", r.4) }
+        return SavingsGoal(id: r.0, ownerId: r.1, name: r.2, emoji: r.3, currency: currency, targetAmount: r.5,
+                           targetDate: try date(r.6), version: r.7)
+    }
+
+    func planRows(_ rows: PostgresRowSequence) async throws -> [UUID: [SavingsPlanChange]] {
+        var plans: [UUID: [SavingsPlanChange]] = [:]
+        for try await r in rows.decode((UUID, Int64, String, Int64?, String?, Int16?, String?, String?, String?).self) {
+            if r.2 == "ended" {
+                guard let after = try Self.date(r.8) else { throw CorruptData("savings plan end", "\(r.0)") }
+                plans[r.0, default: []].append(.ended(after: after))
+                continue
+            }
+            guard let amount = r.3, let anchor = r.4.flatMap(SavingsAnchorDay.init), let every = r.5, let start = try Self.date(r.6) else {
+                throw CorruptData("savings plan", "\(r.0)/\(r.1)")
+            }
+            let plan = SavingsPlan(amount: amount, anchorDay: anchor, everyMonths: Int(every), startMonth: start.localMonth,
+                                   endMonth: try Self.date(r.7)?.localMonth)
+            plans[r.0, default: []].append(.set(plan))
+        }
+        return plans
+    }
+
+    func movementRows(_ rows: PostgresRowSequence) async throws -> [UUID: [SavingsGoal.Movement]] {
+        var movements: [UUID: [SavingsGoal.Movement]] = [:]
+        for try await r in rows.decode((UUID, UUID, String, Int64, String, String?, String?, UUID, Int64).self) {
+            guard let kind = SavingsGoal.Movement.Kind(rawValue: r.2), let date = try Self.date(r.4) else {
+                throw CorruptData("savings movement", "\(r.1)")
+            }
+            movements[r.0, default: []].append(.init(id: r.1, kind: kind, amount: r.3, date: date, occurrence: try Self.date(r.5), note: r.6,
+                                                      actorId: r.7, order: r.8))
+        }
+        return movements
+    }
+
+    static func date(_ raw: String?) throws -> LocalDate? {
+        try raw.map { raw in
+            guard let date = LocalDate(raw) else { throw CorruptData("savings date", raw) }
+            return date
+        }
+    }
+}

@@ -129,6 +129,11 @@ public enum ProblemMapping {
             if ["22021", "22P05"].contains(PostgresErrors.sqlState(error) ?? "") {
                 return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])
             }
+            // A total the database keeps (a month's expenses in bigint) would overflow: the write
+            // is refused, and nothing of it is stored.
+            if PostgresErrors.sqlState(error) == "22003" {
+                return .invalid([Problem.FieldError(field: "amount", message: "would take a stored total past what can be kept")])
+            }
             return nil
         }
     }

@@ -108,6 +108,8 @@ import TestSupport
             // From March the budget is 300; January keeps 200. Ending it in April leaves March.
             _ = try await http.call(.put, "/api/v1/finance/categories/\(food)/budget", token: token,
                                     json: #"{"amount":"300","currency":"EUR","from_month":"2026-03"}"#)
+            try await Self.spend(http, token, "1.00", #","date":"2026-03-01""#)
+            try await Self.spend(http, token, "1.00", #","date":"2026-04-01""#)
             #expect(try await budget("2026-01")?["amount"] as? String == "200.00")
             #expect(try await budget("2026-03")?["amount"] as? String == "300.00")
             let ended = try await http.call(.delete, "/api/v1/finance/categories/\(food)/budget?from_month=2026-04", token: token)
@@ -196,6 +198,44 @@ import TestSupport
             #expect(change["income_percent"] is NSNull)
             #expect((eur["top_categories"] as? [[String: Any]])?.first?["share"] as? String == "66.7")
             #expect(try await http.call(.get, "/api/v1/finance/analytics?months=37", token: token).status == .unprocessableContent)
+        }
+    }
+
+    /// Found in review: 12-digit budgets over ten years took the server down (Int64 overflow in
+    /// the budget status); an archived category kept its budget; a budget alone made a currency
+    /// entry; analytics counted expenses dated later this month.
+    @Test func hugeAmountsArchivedBudgetsAndFutureDatesAreHandled() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("edges@example.com").string("access_token"))
+            let big = try await Self.category(http, token, "Big")
+            _ = try await http.call(.put, "/api/v1/finance/categories/\(big)/budget", token: token,
+                                    json: #"{"amount":"999999999999.999","currency":"KWD","from_month":"2015-01"}"#)
+            try await Self.spend(http, token, "999999999999.999", #","currency":"KWD","category_id":"\#(big)","date":"2020-01-10""#)
+            let decade = try await http.call(.get, "/api/v1/finance/summary?from=2015-01-01&to=2024-12-31", token: token)
+            #expect(decade.status == .ok, "\(decade.text)")
+            let kwd = Self.currencies(decade).first { $0["currency"] as? String == "KWD" }
+            #expect((kwd?["budgets"] as? [[String: Any]])?.first?["status"] as? String == "under")
+
+            let food = try await Self.category(http, token, "Food")
+            _ = try await http.call(.put, "/api/v1/finance/categories/\(food)/budget", token: token,
+                                    json: #"{"amount":"100","currency":"USD","from_month":"2026-01"}"#)
+            try await Self.spend(http, token, "5.00", #","category_id":"\#(food)","date":"2026-03-02""#)
+            let march = try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)
+            #expect(Self.currencies(march).map { $0["currency"] as? String } == ["EUR"], "a USD budget alone makes no USD entry")
+            #expect((Self.currencies(march).first?["budgets"] as? [[String: Any]])?.isEmpty == true)
+
+            _ = try await http.call(.put, "/api/v1/finance/categories/\(food)/budget", token: token,
+                                    json: #"{"amount":"100","currency":"EUR","from_month":"2026-01"}"#)
+            #expect((Self.currencies(try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)).first?["budgets"] as? [[String: Any]])?.count == 1)
+            _ = try await http.call(.delete, "/api/v1/finance/categories/\(food)", token: token)
+            #expect((Self.currencies(try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)).first?["budgets"] as? [[String: Any]])?.isEmpty == true)
+
+            // Dated the 25th: not spent yet on the 10th.
+            try await Self.spend(http, token, "900.00", #","date":"2026-03-25""#)
+            let analytics = try await http.call(.get, "/api/v1/finance/analytics?months=1", token: token)
+            let eur = Self.currencies(analytics).first { $0["currency"] as? String == "EUR" }
+            #expect((eur?["months"] as? [[String: Any]])?.first?["expense"] as? String == "5.00")
+            #expect(eur?["average_daily_expense"] as? String == "0.50")
         }
     }
 }

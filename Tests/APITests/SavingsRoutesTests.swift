@@ -112,6 +112,11 @@ import TestSupport
             #expect(try await Self.move(http, token, id, #"{"kind":"withdrawal","amount":"50.00","date":"2025-05-02"}"#).status == .created)
             let goal = try await http.call(.get, "/api/v1/savings/goals/\(id)", token: token)
             #expect(goal.string("balance") == "0.00")
+            // Without a target or a plan these figures are null, not absent.
+            #expect(goal.object["monthly_needed"] is NSNull)
+            #expect(goal.object["progress_percent"] is NSNull)
+            #expect(goal.object["next_payment"] is NSNull)
+
             let jpy = try await Self.goal(http, token, #"{"name":"Yen","currency":"JPY","target_amount":"100.5"}"#.replacingOccurrences(of: "100.5", with: "1500"))
             #expect(try await http.call(.get, "/api/v1/savings/goals/\(jpy)", token: token).string("target_amount") == "1500")
             let badYen = try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"Yen","currency":"JPY","target_amount":"100.5"}"#)

@@ -96,4 +96,14 @@ import Testing
         #expect(try decide(events, by: owner, .addMember(userId: member)).isEmpty)
         #expect((failure { try decide(events, by: owner, .addMember(userId: owner)) } as? ValidationFailure)?.errors.map(\.field) == ["email"])
     }
+
+    /// Sums over a goal must never reach Int64's limit (Swift stops the process there): a goal's
+    /// deposits are bounded, so the 101st deposit of 12 digits is refused, naming the amount.
+    @Test func aGoalsDepositsStayFarBelowWhatSumsCanHold() throws {
+        var events = try history()
+        for _ in 0..<100 { events += try decide(events, by: owner, .addMovement(id: UUID(), deposit("999999999999.99", "2025-05-03"))) }
+        let refused = failure { try decide(events, by: owner, .addMovement(id: UUID(), deposit("999999999999.99", "2025-05-03"))) }
+        #expect((refused as? ValidationFailure)?.errors.map(\.field) == ["amount"])
+        #expect(SavingsGoalDecider.fold(events)?.balance(through: dayOf("2025-06-15")) == 9_999_999_999_999_900)
+    }
 }

@@ -96,6 +96,34 @@ struct SavingsGoalDTO: ResponseEncodable {
         createdAt = view.createdAt
         version = goal.version
     }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, emoji, currency, targetAmount, targetDate, balance, progressPercent, monthlyNeeded, targetPassed, nextPayment
+        case overdueCount, role, plan, date, createdAt, version
+    }
+
+    /// The figures a goal may lack (no target, no plan) are `null`, not absent: a client tells
+    /// "none" from "not sent".
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encodeIfPresent(emoji, forKey: .emoji)
+        try c.encode(currency, forKey: .currency)
+        try c.encodeIfPresent(targetAmount, forKey: .targetAmount)
+        try c.encodeIfPresent(targetDate, forKey: .targetDate)
+        try c.encode(balance, forKey: .balance)
+        try c.encode(progressPercent, forKey: .progressPercent)
+        try c.encode(monthlyNeeded, forKey: .monthlyNeeded)
+        try c.encode(targetPassed, forKey: .targetPassed)
+        try c.encode(nextPayment, forKey: .nextPayment)
+        try c.encode(overdueCount, forKey: .overdueCount)
+        try c.encode(role, forKey: .role)
+        try c.encodeIfPresent(plan, forKey: .plan)
+        try c.encode(date, forKey: .date)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(version, forKey: .version)
+    }
 }
 
 struct SavingsMovementDTO: ResponseEncodable {

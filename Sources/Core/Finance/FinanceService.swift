@@ -157,7 +157,8 @@ public struct FinanceService: Sendable {
             : try await finance.totals(owner, from: from, to: to)
         let categories = try await finance.categories(owner)
         let months = (0...from.localMonth.months(until: to.localMonth)).map { from.localMonth.adding(months: $0) }
-        let budgets = categories.filter { $0.kind == .expense }.flatMap { category in
+        // An archived category's budget is over: it no longer shows as unspent.
+        let budgets = categories.filter { $0.kind == .expense && !$0.archived }.flatMap { category in
             BudgetRules.total(of: months.compactMap { category.budget(in: $0) }).map { (categoryId: category.id, amount: $0) }
         }
         return FinanceSummary.build(
@@ -168,7 +169,14 @@ public struct FinanceService: Sendable {
     public func analytics(_ owner: UUID, months: Int) async throws -> FinanceAnalytics {
         let today = try await today(owner)
         let first = today.localMonth.adding(months: -(2 * months - 1))
-        let totals = try await finance.monthTotals(owner, from: first, through: today.localMonth)
+        // The current month only up to the logical today: a transaction dated later this month
+        // has not happened yet, and the daily average divides by the days elapsed.
+        let current = try await finance.totals(owner, from: today.localMonth.firstDay, to: today).map { total in
+            var total = total
+            total.month = today.localMonth
+            return total
+        }
+        let totals = try await finance.monthTotals(owner, from: first, through: today.localMonth.adding(months: -1)) + current
         let labels = try await finance.categories(owner).map(\.label)
         return FinanceAnalytics.build(months: months, today: today, totals: totals, labels: Dictionary(uniqueKeysWithValues: labels.map { ($0.id, $0) }))
     }

@@ -20,7 +20,7 @@ public struct SavingsOverview: Sendable {
         self.asOf = asOf
         self.goals = goals
         func byCurrency(_ pairs: [(Currency, Int64)]) -> [Money] {
-            Dictionary(pairs, uniquingKeysWith: +).map { Money(minorUnits: $0.value, currency: $0.key) }.sorted { $0.currency < $1.currency }
+            Dictionary(pairs) { $0.plus($1) }.map { Money(minorUnits: $0.value, currency: $0.key) }.sorted { $0.currency < $1.currency }
         }
         func ordered(_ list: [(SavingsGoalView, SavingsOccurrence)]) -> [(SavingsGoalView, SavingsOccurrence)] {
             list.sorted { ($0.1.dueDate, $0.0.createdAt, $0.0.goal.id.uuidString) < ($1.1.dueDate, $1.0.createdAt, $1.0.goal.id.uuidString) }

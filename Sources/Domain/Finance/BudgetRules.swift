@@ -34,7 +34,7 @@ public enum BudgetRules {
     /// minor units.
     public static func status(spent: Int64, budget: Int64) -> Status {
         if spent > budget { return .over }
-        if spent * 100 >= budget * nearPercent { return .near }
+        if Int128(spent) * 100 >= Int128(budget) * Int128(nearPercent) { return .near }
         return .under
     }
 }
@@ -43,7 +43,7 @@ extension BudgetRules {
     /// The budgets of several months added up, one sum per currency.
     public static func total(of budgets: [Money]) -> [Money] {
         Dictionary(grouping: budgets, by: \.currency)
-            .map { Money(minorUnits: $0.value.reduce(0) { $0 + $1.minorUnits }, currency: $0.key) }
+            .map { Money(minorUnits: $0.value.map(\.minorUnits).total, currency: $0.key) }
             .sorted { $0.currency < $1.currency }
     }
 }

@@ -66,20 +66,21 @@ public struct FinanceSummary: Sendable, Equatable {
     public var currencies: [PerCurrency]
 
     /// `budgets`: each expense category's budget for the period (the sum of the budgets of the
-    /// months it touches). A currency is listed when it has transactions or a budget.
+    /// months it touches), listed under its currency. A currency is listed when it has
+    /// transactions in the period.
     public static func build(from: LocalDate, to: LocalDate, totals: [FlowTotal], labels: [UUID: CategoryLabel],
                              budgets: [(categoryId: UUID, amount: Money)]) -> FinanceSummary {
-        let currencies = Set(totals.map(\.currency)).union(budgets.map(\.amount.currency)).sorted()
+        let currencies = Set(totals.map(\.currency)).sorted()
         return FinanceSummary(from: from, to: to, currencies: currencies.map { currency in
             let mine = totals.filter { $0.currency == currency }
             func sum(_ kind: MoneyFlow, category: UUID?? = nil) -> Int64 {
-                mine.filter { $0.kind == kind && (category == nil || $0.categoryId == category ?? nil) }.reduce(0) { $0 + $1.minorUnits }
+                mine.filter { $0.kind == kind && (category == nil || $0.categoryId == category ?? nil) }.map(\.minorUnits).total
             }
             let income = sum(.income), expense = sum(.expense)
             let byCategory = Dictionary(grouping: mine.filter { $0.categoryId != nil }) { $0.categoryId ?? UUID() }
                 .compactMap { id, rows -> CategoryShare? in
                     guard let label = labels[id] else { return nil }
-                    let total = rows.reduce(0) { $0 + $1.minorUnits }
+                    let total = rows.map(\.minorUnits).total
                     return CategoryShare(category: label, total: Money(minorUnits: total, currency: currency),
                                          share: Percent.of(total, label.kind == .income ? income : expense))
                 }
@@ -88,13 +89,13 @@ public struct FinanceSummary: Sendable, Equatable {
                 let spent = sum(.expense, category: .some(budget.categoryId))
                 return BudgetUse(
                     categoryId: budget.categoryId, amount: budget.amount, spent: Money(minorUnits: spent, currency: currency),
-                    remaining: Money(minorUnits: budget.amount.minorUnits - spent, currency: currency),
+                    remaining: Money(minorUnits: budget.amount.minorUnits.minus(spent), currency: currency),
                     usedPercent: Percent.of(spent, budget.amount.minorUnits),
                     status: BudgetRules.status(spent: spent, budget: budget.amount.minorUnits))
             }
             return PerCurrency(
                 currency: currency, income: Money(minorUnits: income, currency: currency), expense: Money(minorUnits: expense, currency: currency),
-                net: Money(minorUnits: income - expense, currency: currency), byCategory: byCategory,
+                net: Money(minorUnits: income.minus(expense), currency: currency), byCategory: byCategory,
                 uncategorizedIncome: Money(minorUnits: sum(.income, category: .some(nil)), currency: currency),
                 uncategorizedExpense: Money(minorUnits: sum(.expense, category: .some(nil)), currency: currency), budgets: uses)
         })
@@ -148,15 +149,15 @@ public struct FinanceAnalytics: Sendable, Equatable {
         let currencies = Set(totals.map(\.currency)).sorted()
         return FinanceAnalytics(from: first.firstDay, to: today, currencies: currencies.map { currency in
             func sum(_ rows: [FlowTotal], _ kind: MoneyFlow) -> Int64 {
-                rows.filter { $0.currency == currency && $0.kind == kind }.reduce(0) { $0 + $1.minorUnits }
+                rows.filter { $0.currency == currency && $0.kind == kind }.map(\.minorUnits).total
             }
             // One pass: a month's figures are looked up, not filtered out of every row again.
             var monthly: [LocalMonth: [MoneyFlow: Int64]] = [:]
-            for row in inWindow where row.currency == currency { monthly[row.month ?? first, default: [:]][row.kind, default: 0] += row.minorUnits }
+            for row in inWindow where row.currency == currency { monthly[row.month ?? first, default: [:]][row.kind, default: 0] = (monthly[row.month ?? first]?[row.kind] ?? 0).plus(row.minorUnits) }
             let money = { (minor: Int64) in Money(minorUnits: minor, currency: currency) }
             let series = window.map { month in
                 let income = monthly[month]?[.income] ?? 0, expense = monthly[month]?[.expense] ?? 0
-                return MonthFlow(month: month, income: money(income), expense: money(expense), net: money(income - expense))
+                return MonthFlow(month: month, income: money(income), expense: money(expense), net: money(income.minus(expense)))
             }
             let expense = sum(inWindow, .expense), income = sum(inWindow, .income)
             let previousExpense = sum(before, .expense), previousIncome = sum(before, .income)
@@ -165,7 +166,7 @@ public struct FinanceAnalytics: Sendable, Equatable {
             }
             .compactMap { id, rows -> CategoryShare? in
                 guard let label = labels[id] else { return nil }
-                let total = rows.reduce(0) { $0 + $1.minorUnits }
+                let total = rows.map(\.minorUnits).total
                 return CategoryShare(category: label, total: money(total), share: Percent.of(total, expense))
             }
             .sorted { (-$0.total.minorUnits, $0.category.name) < (-$1.total.minorUnits, $1.category.name) }
@@ -173,8 +174,8 @@ public struct FinanceAnalytics: Sendable, Equatable {
                 currency: currency, months: series, topCategories: Array(top.prefix(topCategoryCount)),
                 averageDailyExpense: money(Rounding.halfEven(expense, dividedBy: max(days, 1))),
                 change: Change(
-                    expense: money(expense - previousExpense), expensePercent: Percent.of(expense - previousExpense, previousExpense),
-                    income: money(income - previousIncome), incomePercent: Percent.of(income - previousIncome, previousIncome)))
+                    expense: money(expense.minus(previousExpense)), expensePercent: Percent.of(expense.minus(previousExpense), previousExpense),
+                    income: money(income.minus(previousIncome)), incomePercent: Percent.of(income.minus(previousIncome), previousIncome)))
         })
     }
 }

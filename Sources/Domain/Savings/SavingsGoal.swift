@@ -78,16 +78,22 @@ public struct SavingsGoal: Sendable, Equatable {
 
     /// The balance at the end of `date`: every movement dated on or before it.
     public func balance(through date: LocalDate) -> Int64 {
-        movements.reduce(0) { $0 + ($1.date <= date ? $1.signed : 0) }
+        movements.filter { $0.date <= date }.map(\.signed).total
     }
+
+    /// What a goal's deposits may add up to (minor units): far below Int64's limit, so every sum
+    /// over a goal, and over many goals in an overview, stays exact.
+    public static let maximumDeposits: Int64 = 10_000_000_000_000_000
+
+    public var totalDeposits: Int64 { movements.filter { $0.kind == .deposit }.map(\.amount).total }
 
     /// True when the balance at the end of every day stays at or above zero.
     public static func neverNegative(_ movements: [Movement]) -> Bool {
         var byDate: [LocalDate: Int64] = [:]
-        for m in movements { byDate[m.date, default: 0] += m.signed }
+        for m in movements { byDate[m.date] = (byDate[m.date] ?? 0).plus(m.signed) }
         var running: Int64 = 0
         for date in byDate.keys.sorted() {
-            running += byDate[date] ?? 0
+            running = running.plus(byDate[date] ?? 0)
             if running < 0 { return false }
         }
         return true

@@ -147,6 +147,9 @@ public enum SavingsGoalDecider: Decider {
         }
         try ValidationFailure.check(errors)
         guard let kind, let amount, let date else { throw ValidationFailure(errors) }
+        if kind == .deposit, goal.totalDeposits.plus(amount) > SavingsGoal.maximumDeposits {
+            throw ValidationFailure("amount", "would take this goal's deposits past \(Money(minorUnits: SavingsGoal.maximumDeposits, currency: goal.currency))")
+        }
         if kind == .withdrawal {
             let after = goal.movements + [SavingsGoal.Movement(id: id, kind: kind, amount: amount, date: date, occurrence: nil, note: nil,
                                                                actorId: actor, order: .max)]

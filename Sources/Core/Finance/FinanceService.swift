@@ -168,16 +168,20 @@ public struct FinanceService: Sendable {
     /// The last `months` months up to the logical today, and the same number before them.
     public func analytics(_ owner: UUID, months: Int) async throws -> FinanceAnalytics {
         let today = try await today(owner)
-        let first = today.localMonth.adding(months: -(2 * months - 1))
+        let month = today.localMonth
         // The current month only up to the logical today: a transaction dated later this month
-        // has not happened yet, and the daily average divides by the days elapsed.
-        let current = try await finance.totals(owner, from: today.localMonth.firstDay, to: today).map { total in
+        // has not happened yet, and the daily average divides by the days elapsed. Earlier
+        // months come from the monthly totals, added up in SQL.
+        let current = try await finance.totals(owner, from: month.firstDay, to: today).map { total in
             var total = total
-            total.month = today.localMonth
+            total.month = month
             return total
         }
-        let totals = try await finance.monthTotals(owner, from: first, through: today.localMonth.adding(months: -1)) + current
+        let series = try await finance.monthSeries(owner, from: month.adding(months: -(2 * months - 1)), through: month.adding(months: -1)) + current
+        let expenses = months == 1 ? current
+            : try await finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1)) + current
         let labels = try await finance.categories(owner).map(\.label)
-        return FinanceAnalytics.build(months: months, today: today, totals: totals, labels: Dictionary(uniqueKeysWithValues: labels.map { ($0.id, $0) }))
+        return FinanceAnalytics.build(months: months, today: today, series: series, expenses: expenses,
+                                      labels: Dictionary(uniqueKeysWithValues: labels.map { ($0.id, $0) }))
     }
 }

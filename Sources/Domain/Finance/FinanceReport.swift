@@ -137,9 +137,11 @@ public struct FinanceAnalytics: Sendable, Equatable {
         (0..<months).map { today.localMonth.adding(months: $0 - months + 1) }
     }
 
-    /// `totals` per month, for the window and the window before it (the previous period of the
-    /// same length, which `change` compares with).
-    public static func build(months count: Int, today: LocalDate, totals: [FlowTotal], labels: [UUID: CategoryLabel]) -> FinanceAnalytics {
+    /// `series`: totals per month (categories need not be told apart) for the window and the
+    /// window before it (the previous period of the same length, which `change` compares with);
+    /// `expenses`: expense totals per category over the window, for the top categories.
+    public static func build(months count: Int, today: LocalDate, series totals: [FlowTotal], expenses: [FlowTotal],
+                             labels: [UUID: CategoryLabel]) -> FinanceAnalytics {
         let window = window(months: count, today: today)
         let first = window.first ?? today.localMonth
         let inWindow = totals.filter { ($0.month ?? first) >= first }
@@ -161,7 +163,7 @@ public struct FinanceAnalytics: Sendable, Equatable {
             }
             let expense = sum(inWindow, .expense), income = sum(inWindow, .income)
             let previousExpense = sum(before, .expense), previousIncome = sum(before, .income)
-            let top = Dictionary(grouping: inWindow.filter { $0.currency == currency && $0.kind == .expense && $0.categoryId != nil }) {
+            let top = Dictionary(grouping: expenses.filter { $0.currency == currency && $0.kind == .expense && $0.categoryId != nil }) {
                 $0.categoryId ?? UUID()
             }
             .compactMap { id, rows -> CategoryShare? in

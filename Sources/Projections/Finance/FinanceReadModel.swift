@@ -144,6 +144,26 @@ public struct FinanceReadModel: Sendable {
             """, logger: logger))
     }
 
+    /// Per month, currency and kind (categories added up) for whole months: what a monthly
+    /// series needs, a handful of rows per month.
+    public func monthSeries(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
+        try await flowTotals(client.query("""
+            SELECT currency, kind, NULL::uuid, to_char(month, 'YYYY-MM'), sum(total)::bigint FROM rm_fin_month_totals
+            WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
+            GROUP BY currency, kind, month
+            """, logger: logger))
+    }
+
+    /// Expenses per currency and category over whole months (uncategorized left out).
+    public func expenseByCategory(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
+        try await flowTotals(client.query("""
+            SELECT currency, kind, category_id, NULL::text, sum(total)::bigint FROM rm_fin_month_totals
+            WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
+              AND kind = 'expense' AND category_id <> \(Self.noCategory)
+            GROUP BY currency, kind, category_id
+            """, logger: logger))
+    }
+
     private func flowTotals(_ rows: PostgresRowSequence) async throws -> [FlowTotal] {
         var totals: [FlowTotal] = []
         for try await (code, rawKind, category, month, total) in rows.decode((String, String, UUID?, String?, Int64).self) {

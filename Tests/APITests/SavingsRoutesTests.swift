@@ -152,6 +152,8 @@ import TestSupport
 
             // Only the owner edits; the member's own transactions are theirs to delete.
             #expect(try await http.call(.patch, "/api/v1/savings/goals/\(id)", token: member, json: #"{"name":"Mine"}"#).status == .forbidden)
+            // A stale If-Match does not turn the member's 403 into a 412.
+            #expect(try await http.call(.patch, "/api/v1/savings/goals/\(id)", token: member, headers: [.ifMatch: "\"1\""], json: #"{"name":"Mine"}"#).status == .forbidden)
             #expect(try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: member,
                                         json: #"{"amount":"1","anchor_day":"last","start_month":"2025-05"}"#).status == .forbidden)
             #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)", token: member).status == .forbidden)

@@ -15,4 +15,12 @@ public struct SavingsGoalView: Sendable {
         createdAt = access.createdAt
         progress = SavingsProgress(access.goal, asOf: asOf)
     }
+
+    /// With the progress already known for this goal's version and day.
+    init(_ access: SavingsGoalAccess, progress: SavingsProgress) {
+        goal = access.goal
+        role = access.role
+        createdAt = access.createdAt
+        self.progress = progress
+    }
 }

@@ -22,8 +22,12 @@ public struct SavingsOverview: Sendable {
         func byCurrency(_ pairs: [(Currency, Int64)]) -> [Money] {
             Dictionary(pairs) { $0.plus($1) }.map { Money(minorUnits: $0.value, currency: $0.key) }.sorted { $0.currency < $1.currency }
         }
+        // Goals come in creation order (then id): their position breaks ties of a due date.
+        let rank = Dictionary(goals.enumerated().map { ($0.element.goal.id, $0.offset) }) { first, _ in first }
         func ordered(_ list: [(SavingsGoalView, SavingsOccurrence)]) -> [(SavingsGoalView, SavingsOccurrence)] {
-            list.sorted { ($0.1.dueDate, $0.0.createdAt, $0.0.goal.id.uuidString) < ($1.1.dueDate, $1.0.createdAt, $1.0.goal.id.uuidString) }
+            list.map { (rank[$0.0.goal.id] ?? 0, $0) }
+                .sorted { ($0.1.1.dueDate, $0.0) < ($1.1.1.dueDate, $1.0) }
+                .map(\.1)
         }
         balances = byCurrency(goals.map { ($0.goal.currency, $0.progress.balance) })
         let month = asOf.localMonth

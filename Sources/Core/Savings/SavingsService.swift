@@ -13,6 +13,7 @@ public struct SavingsService: Sendable {
     let savings: SavingsReadModel
     let users: AccountsReadModel
     let clock: any WallClock
+    let cache = SavingsGoalCache()
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
         commands = CommandPath(store: store)
@@ -120,7 +121,7 @@ public struct SavingsService: Sendable {
 
     public func goals(_ userId: UUID, asOf date: LocalDate?) async throws -> [SavingsGoalView] {
         let asOf = try await asOf(userId, date)
-        return try await savings.goals(for: userId).map { SavingsGoalView($0, asOf: asOf) }
+        return try await views(userId, asOf: asOf)
     }
 
     /// The goal, and its occurrences due from `from` (default: the plan's start) through `to`
@@ -147,6 +148,38 @@ public struct SavingsService: Sendable {
 
     public func overview(_ userId: UUID, asOf date: LocalDate?) async throws -> SavingsOverview {
         let asOf = try await asOf(userId, date)
-        return SavingsOverview(goals: try await savings.goals(for: userId).map { SavingsGoalView($0, asOf: asOf) }, asOf: asOf)
+        return SavingsOverview(goals: try await views(userId, asOf: asOf), asOf: asOf)
+    }
+
+    /// Every goal the user may see, as of a day: the goal rows are read every time; plans,
+    /// movements and progress come from the cache while a goal's version has not moved.
+    func views(_ userId: UUID, asOf: LocalDate) async throws -> [SavingsGoalView] {
+        var goals = try await savings.goalRows(for: userId)
+        var known = await cache.facts(goals.map(\.goal))
+        let missing = goals.map(\.goal).filter { known[$0.id] == nil }
+        if !missing.isEmpty {
+            let (plans, movements) = try await savings.details(of: missing)
+            var loaded: [UUID: SavingsGoalCache.Facts] = [:]
+            for goal in missing {
+                loaded[goal.id] = .init(version: goal.version, plan: SavingsSchedule(plans[goal.id] ?? []), movements: movements[goal.id] ?? [])
+            }
+            await cache.store(loaded)
+            known.merge(loaded) { _, new in new }
+        }
+        var views: [SavingsGoalView] = []
+        for index in goals.indices {
+            let id = goals[index].goal.id
+            goals[index].goal.plan = known[id]?.plan ?? SavingsSchedule([])
+            goals[index].goal.movements = known[id]?.movements ?? []
+            let key = SavingsGoalCache.ProgressKey(goalId: id, version: goals[index].goal.version, asOf: asOf)
+            if let progress = await cache.progress(key) {
+                views.append(SavingsGoalView(goals[index], progress: progress))
+            } else {
+                let view = SavingsGoalView(goals[index], asOf: asOf)
+                await cache.store(view.progress, for: key)
+                views.append(view)
+            }
+        }
+        return views
     }
 }

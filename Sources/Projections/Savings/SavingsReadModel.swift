@@ -70,7 +70,7 @@ public struct SavingsReadModel: Sendable {
             FROM rm_savings_plans WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
             """, logger: logger))[goalId] ?? [])
         goal.movements = try await movementRows(client.query("""
-            SELECT goal_id, movement_id, kind, amount, date::text, occurrence::text, note, actor_id, seq
+            SELECT goal_id, movement_id, kind, amount, date - DATE '1970-01-01', occurrence - DATE '1970-01-01', note, actor_id, seq
             FROM rm_savings_movements WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
             """, logger: logger))[goalId] ?? []
         return (goal, createdAt)
@@ -79,6 +79,19 @@ public struct SavingsReadModel: Sendable {
     /// Every goal `userId` owns or shares, with its plan and movements (members left out), in
     /// the order they were created: one query per table.
     public func goals(for userId: UUID) async throws -> [SavingsGoalAccess] {
+        var goals = try await goalRows(for: userId)
+        let (plans, movements) = try await details(of: goals.map(\.goal))
+        for index in goals.indices {
+            let id = goals[index].goal.id
+            goals[index].goal.plan = SavingsSchedule(plans[id] ?? [])
+            goals[index].goal.movements = movements[id] ?? []
+        }
+        return goals
+    }
+
+    /// Every goal `userId` owns or shares, without its plan and movements (each row carries its
+    /// stream's version, so a cache can tell whether what it holds is current).
+    public func goalRows(for userId: UUID) async throws -> [SavingsGoalAccess] {
         var goals: [SavingsGoalAccess] = []
         for try await r in try await client.query("""
             SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at
@@ -91,31 +104,26 @@ public struct SavingsReadModel: Sendable {
             """, logger: logger).decode(GoalRow.self) {
             goals.append(SavingsGoalAccess(goal: try Self.goal(r), role: r.1 == userId ? .owner : .member, createdAt: r.8))
         }
-        guard !goals.isEmpty else { return [] }
+        return goals
+    }
+
+    /// The plans and movements of these goals, one query per table, each led by the goal's owner.
+    public func details(of goals: [SavingsGoal]) async throws -> (plans: [UUID: [SavingsPlanChange]], movements: [UUID: [SavingsGoal.Movement]]) {
+        guard !goals.isEmpty else { return ([:], [:]) }
+        let owners = goals.map(\.ownerId), ids = goals.map(\.id)
         let plans = try await planRows(client.query("""
-            SELECT goal_id, seq, kind, amount, anchor_day, every_months, start_month::text, end_month::text, ended_after::text
-            FROM rm_savings_plans WHERE owner_id = \(userId)
-            UNION ALL
             SELECT p.goal_id, p.seq, p.kind, p.amount, p.anchor_day, p.every_months, p.start_month::text, p.end_month::text, p.ended_after::text
-            FROM rm_savings_members m JOIN rm_savings_plans p ON p.owner_id = m.owner_id AND p.goal_id = m.goal_id
-            WHERE m.user_id = \(userId)
-            ORDER BY goal_id, seq
+            FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
+            JOIN rm_savings_plans p ON p.owner_id = g.owner_id AND p.goal_id = g.goal_id
+            ORDER BY p.goal_id, p.seq
             """, logger: logger))
         let movements = try await movementRows(client.query("""
-            SELECT goal_id, movement_id, kind, amount, date::text, occurrence::text, note, actor_id, seq
-            FROM rm_savings_movements WHERE owner_id = \(userId)
-            UNION ALL
-            SELECT v.goal_id, v.movement_id, v.kind, v.amount, v.date::text, v.occurrence::text, v.note, v.actor_id, v.seq
-            FROM rm_savings_members m JOIN rm_savings_movements v ON v.owner_id = m.owner_id AND v.goal_id = m.goal_id
-            WHERE m.user_id = \(userId)
-            ORDER BY goal_id, seq
+            SELECT v.goal_id, v.movement_id, v.kind, v.amount, v.date - DATE '1970-01-01', v.occurrence - DATE '1970-01-01', v.note, v.actor_id, v.seq
+            FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
+            JOIN rm_savings_movements v ON v.owner_id = g.owner_id AND v.goal_id = g.goal_id
+            ORDER BY v.goal_id, v.seq
             """, logger: logger))
-        for index in goals.indices {
-            let id = goals[index].goal.id
-            goals[index].goal.plan = SavingsSchedule(plans[id] ?? [])
-            goals[index].goal.movements = movements[id] ?? []
-        }
-        return goals
+        return (plans, movements)
     }
 
     /// The owner first, then the members in the order they were added.
@@ -163,14 +171,15 @@ public struct SavingsReadModel: Sendable {
         return plans
     }
 
+    /// Movements with their dates as days since 1970-01-01: integers, read without parsing text
+    /// (a goal's years of deposits are read on every overview that is not cached).
     func movementRows(_ rows: PostgresRowSequence) async throws -> [UUID: [SavingsGoal.Movement]] {
         var movements: [UUID: [SavingsGoal.Movement]] = [:]
-        for try await r in rows.decode((UUID, UUID, String, Int64, String, String?, String?, UUID, Int64).self) {
-            guard let kind = SavingsGoal.Movement.Kind(rawValue: r.2), let date = try Self.date(r.4) else {
-                throw CorruptData("savings movement", "\(r.1)")
-            }
-            movements[r.0, default: []].append(.init(id: r.1, kind: kind, amount: r.3, date: date, occurrence: try Self.date(r.5), note: r.6,
-                                                      actorId: r.7, order: r.8))
+        for try await r in rows.decode((UUID, UUID, String, Int64, Int32, Int32?, String?, UUID, Int64).self) {
+            guard let kind = SavingsGoal.Movement.Kind(rawValue: r.2) else { throw CorruptData("savings movement", "\(r.1)") }
+            movements[r.0, default: []].append(.init(
+                id: r.1, kind: kind, amount: r.3, date: LocalDate(daysSinceEpoch: Int(r.4)), occurrence: r.5.map { LocalDate(daysSinceEpoch: Int($0)) },
+                note: r.6, actorId: r.7, order: r.8))
         }
         return movements
     }

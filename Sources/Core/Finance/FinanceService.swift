@@ -172,11 +172,15 @@ public struct FinanceService: Sendable {
         // The current month only up to the logical today: a transaction dated later this month
         // has not happened yet, and the daily average divides by the days elapsed. Earlier
         // months come from the monthly totals, added up in SQL.
-        let current = try await finance.totals(owner, from: month.firstDay, to: today).map { total in
+        // That is the month's kept totals less what is dated after today (usually nothing): a
+        // few rows, where adding up the month's transactions reads hundreds.
+        let later = today == month.lastDay ? [] : try await finance.totals(owner, from: today.adding(days: 1), to: month.lastDay)
+        let current = (try await finance.monthTotals(owner, from: month, through: month) + later.map { total in
             var total = total
             total.month = month
+            total.minorUnits = 0 - total.minorUnits
             return total
-        }
+        }).filter { $0.minorUnits != 0 }
         let series = try await finance.monthSeries(owner, from: month.adding(months: -(2 * months - 1)), through: month.adding(months: -1)) + current
         let expenses = months == 1 ? current
             : try await finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1)) + current

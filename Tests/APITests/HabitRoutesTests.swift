@@ -153,6 +153,15 @@ import TestSupport
             #expect(five.object["today_value"] as? Double == 5)
             let eight = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":3}"#)
             #expect(eight.object["completed_today"] as? Bool == true)
+            #expect(eight.object["today_value"] as? Double == 8)
+            // The answers come from the cached logs carried forward by each appended log; a
+            // removal and a fresh read agree with them.
+            let removed = try await http.call(.delete, "/api/v1/habits/\(water)/logs/2026-05-06", token: token)
+            #expect(removed.object["completed_today"] as? Bool == false)
+            #expect((removed.object["today_value"] as? Double ?? 0) == 0, "\(removed.text)")
+            let again = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":8}"#)
+            #expect(again.object["today_value"] as? Double == 8)
+            #expect(try await http.call(.get, "/api/v1/habits/\(water)", token: token).object["today_value"] as? Double == 8)
             let noValue = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: "{}")
             #expect(noValue.status == .unprocessableContent)
 

@@ -46,6 +46,16 @@ actor HabitFactsCache {
         entries.merge(fresh) { _, new in new }
     }
 
+    /// Moves a cached entry read at `version` to `newVersion` by applying what was appended in
+    /// between, so the answer to a log does not reload the habit's years of logs. An entry at
+    /// another version is left alone (the next read reloads it).
+    func advance(_ habitId: UUID, from version: Int64, to newVersion: Int64, _ apply: (inout HabitsReadModel.Entries) -> Void) {
+        guard var entry = entries[habitId], entry.version == version else { return }
+        apply(&entry.entries)
+        entry.version = newVersion
+        entries[habitId] = entry
+    }
+
     func states(_ keys: [StateKey]) -> [StateKey: HabitState] {
         var found: [StateKey: HabitState] = [:]
         for key in keys { found[key] = states[key] }

@@ -78,13 +78,37 @@ public struct HabitService: Sendable {
     }
 
     public func log(_ context: CommandContext, _ habitId: UUID, date: String?, value: Decimal?) async throws -> HabitView {
-        try await execute(context, habitId, .log(date: date, value: value))
+        await carryForward(habitId, try await execute(context, habitId, .log(date: date, value: value)))
         return try await habit(context.userId, habitId, on: nil)
     }
 
     public func removeLog(_ context: CommandContext, _ habitId: UUID, date: String) async throws -> HabitView {
-        try await execute(context, habitId, .removeLog(date: date))
+        await carryForward(habitId, try await execute(context, habitId, .removeLog(date: date)))
         return try await habit(context.userId, habitId, on: nil)
+    }
+
+    /// Applies the logs a command appended to the cached facts it was decided on, the way the
+    /// projector applies them to `rm_habit_logs`, so the answer reads the habit row and not its
+    /// years of logs. Anything else (or an event that cannot be read) leaves the cache to reload.
+    func carryForward(_ habitId: UUID, _ outcome: CommandPath.Outcome) async {
+        guard let first = outcome.appended.first, let last = outcome.appended.last else { return }
+        var changes: [(LocalDate, Decimal?)] = []
+        for event in outcome.appended {
+            if event.type == HabitEvent.Logged.type,
+               let logged = try? EventUpcasting.decode(HabitEvent.Logged.self, type: event.type, version: event.schemaVersion, json: event.data) {
+                changes.append((logged.date, logged.value))
+            } else if event.type == HabitEvent.LogRemoved.type,
+                      let removed = try? EventUpcasting.decode(HabitEvent.LogRemoved.self, type: event.type, version: event.schemaVersion, json: event.data) {
+                changes.append((removed.date, nil))
+            } else {
+                return
+            }
+        }
+        await cache.advance(habitId, from: first.streamVersion - 1, to: last.streamVersion) { entries in
+            for (date, value) in changes {
+                entries.values[date] = value.map { (entries.values[date] ?? 0) + $0 }
+            }
+        }
     }
 
     public func setArchived(_ context: CommandContext, _ habitId: UUID, archived: Bool) async throws -> HabitView {

@@ -230,12 +230,18 @@ import TestSupport
             _ = try await http.call(.delete, "/api/v1/finance/categories/\(food)", token: token)
             #expect((Self.currencies(try await http.call(.get, "/api/v1/finance/summary?month=2026-03", token: token)).first?["budgets"] as? [[String: Any]])?.isEmpty == true)
 
-            // Dated the 25th: not spent yet on the 10th.
+            // Dated the 25th: not spent yet on the 10th; neither is a category or a currency
+            // whose only spending this month comes later.
             try await Self.spend(http, token, "900.00", #","date":"2026-03-25""#)
+            let later = try await Self.category(http, token, "Later")
+            try await Self.spend(http, token, "70.00", #","category_id":"\#(later)","date":"2026-03-28""#)
+            try await Self.spend(http, token, "5.00", #","currency":"USD","date":"2026-03-28""#)
             let analytics = try await http.call(.get, "/api/v1/finance/analytics?months=1", token: token)
             let eur = Self.currencies(analytics).first { $0["currency"] as? String == "EUR" }
             #expect((eur?["months"] as? [[String: Any]])?.first?["expense"] as? String == "5.00")
             #expect(eur?["average_daily_expense"] as? String == "0.50")
+            #expect(Self.currencies(analytics).compactMap { $0["currency"] as? String } == ["EUR"])
+            #expect((eur?["top_categories"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } == ["Food"])
         }
     }
 }

@@ -175,12 +175,16 @@ public struct FinanceService: Sendable {
         // That is the month's kept totals less what is dated after today (usually nothing): a
         // few rows, where adding up the month's transactions reads hundreds.
         let later = today == month.lastDay ? [] : try await finance.totals(owner, from: today.adding(days: 1), to: month.lastDay)
-        let current = (try await finance.monthTotals(owner, from: month, through: month) + later.map { total in
-            var total = total
-            total.month = month
-            total.minorUnits = 0 - total.minorUnits
-            return total
-        }).filter { $0.minorUnits != 0 }
+        struct Key: Hashable { var currency: Currency, kind: MoneyFlow, category: UUID? }
+        var net: [Key: Int64] = [:]
+        for total in try await finance.monthTotals(owner, from: month, through: month) {
+            net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] += total.minorUnits
+        }
+        for total in later { net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] -= total.minorUnits }
+        // A category (or a currency) spent only after today this month is not in it yet.
+        let current = net.filter { $0.value != 0 }.map {
+            FlowTotal(currency: $0.key.currency, kind: $0.key.kind, categoryId: $0.key.category, month: month, minorUnits: $0.value)
+        }
         let series = try await finance.monthSeries(owner, from: month.adding(months: -(2 * months - 1)), through: month.adding(months: -1)) + current
         let expenses = months == 1 ? current
             : try await finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1)) + current

@@ -194,7 +194,10 @@ public struct HabitService: Sendable {
             let versioned = Dictionary(uniqueKeysWithValues: stale.map { row in
                 (row.id, HabitFactsCache.Entry(version: row.version, entries: fresh[row.id] ?? .none))
             })
-            await cache.store(versioned)
+            // Cached only when no event came between the row and its entries: a log that did
+            // would be counted again when its own request carries the cache forward.
+            let now = try await habits.versions(owner, stale.map(\.id))
+            await cache.store(versioned.filter { now[$0.key] == $0.value.version })
             entries.merge(versioned) { _, new in new }
         }
         return rows.map { row in

@@ -114,6 +114,18 @@ public struct HabitsReadModel: Sendable {
         return result
     }
 
+    /// The habits' versions now. Read after their entries: when a version still equals the one
+    /// the entries were asked for, no event came between, so the entries are of that version.
+    public func versions(_ owner: UUID, _ ids: [UUID]) async throws -> [UUID: Int64] {
+        var versions: [UUID: Int64] = [:]
+        for try await (id, version) in try await client.query("""
+            SELECT habit_id, version FROM rm_habits WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            """, logger: logger).decode((UUID, Int64).self) {
+            versions[id] = version
+        }
+        return versions
+    }
+
     /// The habit as `HabitDecider` sees it, with the stream version it was read at; nil when
     /// the owner has no such habit. Of its logs only `dates` are read: a decision looks at the
     /// day it logs or removes, and ten years of logs per attempt would make a busy habit slow.

@@ -8,6 +8,25 @@ struct Page<Item: Encodable & Sendable>: ResponseEncodable {
     var nextCursor: String?
 }
 
+/// A whole list, not paged: `{"items": [...]}`.
+struct Items<Item: Encodable & Sendable>: ResponseEncodable {
+    var items: [Item]
+}
+
+extension Request {
+    /// A query parameter as text; nil when absent.
+    func query(_ name: String) -> String? {
+        uri.queryParameters.get(name).map { String($0) }
+    }
+
+    /// A query parameter that must be a date as YYYY-MM-DD (422 naming it otherwise); nil when absent.
+    func queryDate(_ name: String) throws -> LocalDate? {
+        guard let raw = query(name) else { return nil }
+        guard let date = LocalDate(raw) else { throw ValidationFailure(name, "must be a date as YYYY-MM-DD") }
+        return date
+    }
+}
+
 /// What a cursor carries. Cursors are not signed, so a position that could not have come from
 /// this server (a date that does not exist, a priority out of range) is refused before use.
 protocol CursorPosition: Decodable {

@@ -38,9 +38,9 @@ extension OpenAPITests {
             try sample("SavingsMovement page", "GET /api/v1/savings/goals/{id}/transactions", "200", full: false,
                        Page(items: movements.map(SavingsMovementDTO.init), nextCursor: nil)),
             try sample("SavingsOccurrences", "GET /api/v1/savings/goals/{id}/occurrences", "200", full: true,
-                       SavingsItems(items: occurrences.map { SavingsOccurrenceDTO($0, goal: full.goal) })),
+                       Items(items: occurrences.map { SavingsOccurrenceDTO($0, goal: full.goal) })),
             try sample("SavingsMember", "POST /api/v1/savings/goals/{id}/members", "201", full: true, SavingsMemberDTO(member)),
-            try sample("SavingsMembers", "GET /api/v1/savings/goals/{id}/members", "200", full: true, SavingsItems(items: [SavingsMemberDTO(member)])),
+            try sample("SavingsMembers", "GET /api/v1/savings/goals/{id}/members", "200", full: true, Items(items: [SavingsMemberDTO(member)])),
             try sample("SavingsOverview", "GET /api/v1/savings/overview", "200", full: true, SavingsOverviewDTO(overview)),
         ]
     }

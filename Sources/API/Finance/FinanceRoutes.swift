@@ -16,25 +16,13 @@ public struct FinanceArea: Area {
         finance = FinanceService(store: context.store, clock: context.clock, logger: context.logger)
     }
 
-    struct Items<T: Encodable & Sendable>: ResponseEncodable { var items: [T] }
-
-    static func query(_ request: Request, _ name: String) -> String? {
-        request.uri.queryParameters.get(name).map { String($0) }
-    }
-
-    static func date(_ request: Request, _ name: String) throws -> LocalDate? {
-        guard let raw = query(request, name) else { return nil }
-        guard let date = LocalDate(raw) else { throw ValidationFailure(name, "must be a date as YYYY-MM-DD") }
-        return date
-    }
-
     /// `?month=YYYY-MM`, or `?from&to` (at most ten years), or the current month.
     static func period(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
-        if let raw = query(request, "month") {
+        if let raw = request.query("month") {
             guard let month = LocalMonth(raw) else { throw ValidationFailure("month", "must be a month as YYYY-MM") }
             return (month.firstDay, month.lastDay)
         }
-        let from = try date(request, "from"), to = try date(request, "to")
+        let from = try request.queryDate("from"), to = try request.queryDate("to")
         guard let from, let to else {
             if from != nil || to != nil { throw ValidationFailure(from == nil ? "from" : "to", "is required with \(from == nil ? "to" : "from")") }
             return (today.localMonth.firstDay, today.localMonth.lastDay)
@@ -76,7 +64,7 @@ public struct FinanceArea: Area {
         }
         categories.delete("{id}/budget") { request, context in
             let view = try await finance.endBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(),
-                                                   fromMonth: Self.query(request, "from_month"))
+                                                   fromMonth: request.query("from_month"))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
 
@@ -87,7 +75,7 @@ public struct FinanceArea: Area {
         }
         transactions.get { request, context in
             let limit = try Cursor.limit(request)
-            let after = try Cursor.decode(TransactionCursor.self, Self.query(request, "cursor"))
+            let after = try Cursor.decode(TransactionCursor.self, request.query("cursor"))
             let filter = try Self.transactionFilter(request)
             let views = try await finance.transactions(context.userId, filter, after: after, limit: limit + 1)
             let page = Array(views.prefix(limit))
@@ -114,7 +102,7 @@ public struct FinanceArea: Area {
         }
         reports.get("analytics") { request, context in
             var months = 12
-            if let raw = Self.query(request, "months") {
+            if let raw = request.query("months") {
                 guard let parsed = Int(raw), (1...36).contains(parsed) else { throw ValidationFailure("months", "must be a whole number from 1 to 36") }
                 months = parsed
             }
@@ -123,7 +111,7 @@ public struct FinanceArea: Area {
     }
 
     static func flag(_ request: Request, _ name: String) throws -> Bool {
-        switch query(request, name) {
+        switch request.query(name) {
         case nil, "false": false
         case "true": true
         default: throw ValidationFailure(name, "must be true or false")
@@ -131,12 +119,12 @@ public struct FinanceArea: Area {
     }
 
     static func transactionFilter(_ request: Request) throws -> FinanceService.TransactionFilter {
-        var filter = FinanceService.TransactionFilter(from: try date(request, "from"), to: try date(request, "to"))
-        if let raw = query(request, "category_id") {
+        var filter = FinanceService.TransactionFilter(from: try request.queryDate("from"), to: try request.queryDate("to"))
+        if let raw = request.query("category_id") {
             guard let id = UUID(uuidString: raw) else { throw ValidationFailure("category_id", "must be a category id") }
             filter.categoryId = id
         }
-        if let raw = query(request, "kind") {
+        if let raw = request.query("kind") {
             guard let kind = MoneyFlow(rawValue: raw) else { throw ValidationFailure("kind", "must be income or expense") }
             filter.kind = kind
         }

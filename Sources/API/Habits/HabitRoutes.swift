@@ -105,17 +105,10 @@ public struct HabitsArea: Area {
         var end: String
         var status: String
     }
-    struct Items<T: Encodable & Sendable>: ResponseEncodable { var items: [T] }
-
-    static func date(_ request: Request, _ name: String) throws -> LocalDate? {
-        guard let raw = request.uri.queryParameters.get(name) else { return nil }
-        guard let date = LocalDate(String(raw)) else { throw Problem.invalid([.init(field: name, message: "must be a date as YYYY-MM-DD")]) }
-        return date
-    }
 
     static func range(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
-        let to = try date(request, "to") ?? today
-        let from = try date(request, "from") ?? to.adding(days: -30)
+        let to = try request.queryDate("to") ?? today
+        let from = try request.queryDate("from") ?? to.adding(days: -30)
         guard from <= to, from.days(until: to) <= 800 else {
             throw Problem.invalid([.init(field: "from", message: "must be on or before to, at most 800 days earlier")])
         }
@@ -132,12 +125,12 @@ public struct HabitsArea: Area {
         user.get { request, context in
             let limit = try Cursor.limit(request)
             let after = try Cursor.decode(HabitsReadModel.Position.self, request.uri.queryParameters.get("cursor").map { String($0) })
-            let views = try await habits.list(context.userId, on: try Self.date(request, "date"), after: after, limit: limit + 1)
+            let views = try await habits.list(context.userId, on: try request.queryDate("date"), after: after, limit: limit + 1)
             let page = Array(views.prefix(limit))
             return Page(items: page.map(HabitDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.position) } : nil)
         }
         user.get("{id}") { request, context in
-            let view = try await habits.habit(context.userId, try context.resourceId(), on: try Self.date(request, "date"))
+            let view = try await habits.habit(context.userId, try context.resourceId(), on: try request.queryDate("date"))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.patch("{id}") { request, context in

@@ -196,7 +196,6 @@ struct SavingsOverviewDTO: ResponseEncodable {
     }
 }
 
-struct SavingsItems<Item: Encodable & Sendable>: ResponseEncodable { var items: [Item] }
 
 /// Position in the goals list: creation time, then id.
 struct SavingsGoalCursor: Codable, CursorPosition {

@@ -20,8 +20,7 @@ public struct SavingsArea: Area {
 
     /// `?name=YYYY-MM-DD`, within the dates savings accepts anywhere.
     static func date(_ request: Request, _ name: String) throws -> LocalDate? {
-        guard let raw = request.uri.queryParameters.get(name) else { return nil }
-        guard let date = LocalDate(String(raw)) else { throw Problem.invalid([.init(field: name, message: "must be a date as YYYY-MM-DD")]) }
+        guard let date = try request.queryDate(name) else { return nil }
         let first = SavingsSchedule.firstMonth.firstDay, last = SavingsSchedule.lastMonth.lastDay
         guard date >= first, date <= last else { throw Problem.invalid([.init(field: name, message: "must be from \(first) to \(last)")]) }
         return date
@@ -77,7 +76,7 @@ public struct SavingsArea: Area {
             if let from, let to, from > to { throw Problem.invalid([.init(field: "to", message: "must not be before from")]) }
             let (view, occurrences) = try await savings.occurrences(context.userId, try context.resourceId(), from: from, to: to,
                                                                     asOf: try Self.date(request, "date"))
-            return SavingsItems(items: occurrences.map { SavingsOccurrenceDTO($0, goal: view.goal) })
+            return Items(items: occurrences.map { SavingsOccurrenceDTO($0, goal: view.goal) })
         }
         goals.post("{id}/transactions") { request, context in
             let draft = try await request.json(SavingsMovementDraft.self, context: context)
@@ -108,7 +107,7 @@ public struct SavingsArea: Area {
             return EditedResponse(status: .created, response: SavingsMemberDTO(added))
         }
         goals.get("{id}/members") { _, context in
-            SavingsItems(items: try await savings.members(context.userId, try context.resourceId()).map(SavingsMemberDTO.init))
+            Items(items: try await savings.members(context.userId, try context.resourceId()).map(SavingsMemberDTO.init))
         }
         goals.delete("{id}/members/{user_id}") { _, context in
             try await savings.removeMember(context.command(), try context.resourceId(), userId: try context.resourceId("user_id"))

@@ -19,7 +19,7 @@ import TestSupport
                     }
                 }
                 var terminated = false
-                for _ in 0..<200 where !terminated {
+                for _ in 0..<1_200 where !terminated {  // up to 30 s for the victim to start on a busy machine
                     try await Task.sleep(for: .milliseconds(25))
                     for try await done in try await client.query("""
                         SELECT bool_or(pg_terminate_backend(pid)) FROM pg_stat_activity

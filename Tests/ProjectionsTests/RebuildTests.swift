@@ -73,7 +73,7 @@ import TestSupport
                     slowest = max(slowest, clock.now - started)
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                #expect(slowest < .seconds(2), "\(slowest)")  // one attempt waits 0.2 s; margin for a busy CI machine
+                #expect(slowest < .seconds(5), "\(slowest)")  // one attempt waits 0.2 s (without the timeout: until release, never)
                 await #expect(throws: RebuildError.cutoverBlocked(projector: "stream_summary", attempts: 3)) {
                     try await rebuild.value
                 }

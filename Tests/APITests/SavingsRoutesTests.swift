@@ -93,6 +93,30 @@ import TestSupport
         }
     }
 
+    /// Each instance keeps a goal's plan and movements as its own last command left them; a
+    /// change another instance made in between must be what this one's next decision sees.
+    @Test func aChangeThroughAnotherInstanceIsSeenByTheNextDeposit() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("twoservers@example.com").string("access_token"))
+            let id = try await Self.goal(http, token)
+            _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
+                                    json: #"{"amount":"100","anchor_day":10,"start_month":"2025-05","end_month":"2025-05"}"#)
+            let sixty = try #require(try await Self.move(http, token, id, #"{"kind":"deposit","amount":"60","date":"2025-05-01"}"#).string("id"))
+            let other = buildApplication(try await AppDependencies.forTests(client: harness.client, clock: harness.clock))
+            try await other.test(.router) { otherHTTP in
+                let deleted = try await otherHTTP.call(.delete, "/api/v1/savings/goals/\(id)/transactions/\(sixty)", token: token)
+                #expect(deleted.status == .noContent)
+            }
+            // With the 60 gone, the first instance's next deposit of 70 pays 70 of the 100 due (40 if the 60 still counted).
+            let seventy = try await Self.move(http, token, id, #"{"kind":"deposit","amount":"70","date":"2025-05-02"}"#)
+            #expect(seventy.status == .created, "\(seventy.text)")
+            #expect((seventy.object["pays"] as? [[String: Any]])?.first?["amount"] as? String == "70.00")
+            let occurrence = Self.occurrences(try await http.call(.get, "/api/v1/savings/goals/\(id)/occurrences?date=2025-05-11", token: token), "items").first
+            #expect(occurrence?["status"] as? String == "overdue")
+            #expect(occurrence?["paid"] as? String == "70.00")
+        }
+    }
+
     @Test func badMovementsAreRefusedNamingTheField() async throws {
         try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
             let token = try #require(try await http.register("refuse@example.com").string("access_token"))

@@ -41,13 +41,32 @@ public struct CommandPath: Sendable {
         public var replayed: Bool
     }
 
+    /// What a command stored, and the state its decision left: the loaded state evolved by the
+    /// stored events, at the stream's new version. Nil after a replay, where nothing was decided.
+    public struct Decision<State: Sendable>: Sendable {
+        public var outcome: Outcome
+        public var state: State?
+    }
+
+    @discardableResult
     public func run<D: Decider>(
         _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
         also: PostgresEventStore.AlsoInTransaction? = nil,
         load: () async throws -> Loaded<D.State>
     ) async throws -> Outcome {
+        try await decide(decider, stream: stream, command: command, context: context, time: time, also: also, load: load).outcome
+    }
+
+    /// `run`, answering with the state after the command too, so that a service can answer
+    /// from it instead of reading back what it just wrote.
+    public func decide<D: Decider>(
+        _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
+        also: PostgresEventStore.AlsoInTransaction? = nil,
+        load: () async throws -> Loaded<D.State>
+    ) async throws -> Decision<D.State> {
+        let replay = Decision<D.State>(outcome: Outcome(appended: [], replayed: true), state: nil)
         if context.idempotencySeed != nil, try await store.isStored(eventId: context.eventId(0)) {
-            return Outcome(appended: [], replayed: true)
+            return replay
         }
         do {
             return try await queue.serialized(stream.id) {
@@ -57,10 +76,10 @@ public struct CommandPath: Sendable {
             // A first attempt of this request that committed while this one was deciding (a
             // retry running beside it) makes its create a conflict: it is this request's own
             // work, so the answer is a replay.
-            if try await store.isStored(eventId: context.eventId(0)) { return Outcome(appended: [], replayed: true) }
+            if try await store.isStored(eventId: context.eventId(0)) { return replay }
             throw error
         } catch EventStoreError.eventIdConflict where context.idempotencySeed != nil {
-            if try await store.isStored(eventId: context.eventId(0)) { return Outcome(appended: [], replayed: true) }
+            if try await store.isStored(eventId: context.eventId(0)) { return replay }
             throw EventStoreError.eventIdConflict(stream: stream.id)
         }
     }
@@ -68,7 +87,7 @@ public struct CommandPath: Sendable {
     private func decideAndAppend<D: Decider>(
         _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
         also: PostgresEventStore.AlsoInTransaction?, load: () async throws -> Loaded<D.State>
-    ) async throws -> Outcome {
+    ) async throws -> Decision<D.State> {
         var attempt = 0
         while true {
             attempt += 1
@@ -81,14 +100,15 @@ public struct CommandPath: Sendable {
                 throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)
             }
             let decided = try D.decide(loaded.state, command, time)
-            guard !decided.isEmpty else { return Outcome(appended: [], replayed: false) }
+            guard !decided.isEmpty else { return Decision(outcome: Outcome(appended: [], replayed: false), state: loaded.state) }
             let events = try decided.enumerated().map { index, event in
                 try NewEvent(event, id: context.eventId(index), metadata: context.metadata)
             }
             do {
                 let result = try await store.append(
                     to: stream, expected: loaded.streamVersion == 0 ? .noStream : .exact(loaded.streamVersion), events: events, also: also)
-                return Outcome(appended: result.replayed ? [] : result.events, replayed: result.replayed)
+                let outcome = Outcome(appended: result.replayed ? [] : result.events, replayed: result.replayed)
+                return Decision(outcome: outcome, state: result.replayed ? nil : D.fold(decided, from: loaded.state))
             } catch EventStoreError.wrongExpectedVersion where attempt < maxAttempts {
                 // Someone else's append won: decide again on what it left. Each lost race means
                 // another writer made progress, so this ends; the growing, jittered pause spreads

@@ -98,20 +98,30 @@ public struct FinanceService: Sendable {
     /// A transaction's decision state: its stream folded, and the categories the command and
     /// the transaction name (a kind to match, an archived one to refuse).
     func decisionState(_ stream: StreamName, _ command: TransactionCommand) async throws -> CommandPath.Loaded<TransactionState> {
+        // The category the command names does not depend on the stream: both are read at once.
+        async let named = categoryFacts(stream.ownerId, command.categoryNamed)
         var loaded = try await commands.folded(TransactionDecider.self, stream) {
             try TransactionEvent.decode(type: $0.type, version: $0.schemaVersion, json: $0.data)
         }
-        for id in Set([command.categoryNamed, loaded.state.transaction?.categoryId].compactMap { $0 }) {
-            if let view = try await finance.categories(stream.ownerId, id: id).first {
-                loaded.state.categories[id] = .init(kind: view.kind, archived: view.archived)
-            }
+        if let (id, facts) = try await named { loaded.state.categories[id] = facts }
+        if let current = loaded.state.transaction?.categoryId, loaded.state.categories[current] == nil,
+           let (id, facts) = try await categoryFacts(stream.ownerId, current) {
+            loaded.state.categories[id] = facts
         }
         return loaded
     }
 
+    func categoryFacts(_ owner: UUID, _ id: UUID?) async throws -> (UUID, TransactionState.CategoryRef)? {
+        guard let id, let view = try await finance.categories(owner, id: id).first else { return nil }
+        return (id, .init(kind: view.kind, archived: view.archived))
+    }
+
     @discardableResult
-    func execute(_ context: CommandContext, transaction id: UUID, _ command: TransactionCommand) async throws -> CommandPath.Outcome {
-        let time = try await settings(context.userId).calendar.decisionTime(at: clock.now())
+    func execute(_ context: CommandContext, transaction id: UUID, _ command: TransactionCommand, calendar: UserCalendar? = nil) async throws
+        -> CommandPath.Outcome
+    {
+        let calendar = if let calendar { calendar } else { try await settings(context.userId).calendar }
+        let time = calendar.decisionTime(at: clock.now())
         let stream = stream(context.userId, transaction: id)
         return try await commands.run(TransactionDecider.self, stream: stream, command: command, context: context, time: time) {
             try await decisionState(stream, command)
@@ -120,7 +130,8 @@ public struct FinanceService: Sendable {
 
     public func record(_ context: CommandContext, _ draft: TransactionDraft) async throws -> TransactionView {
         let id = context.newId("transaction")
-        try await execute(context, transaction: id, .record(id: id, draft, currency: try await settings(context.userId).currency))
+        let (calendar, currency) = try await settings(context.userId)
+        try await execute(context, transaction: id, .record(id: id, draft, currency: currency), calendar: calendar)
         return try await transaction(context.userId, id)
     }
 
@@ -148,6 +159,8 @@ public struct FinanceService: Sendable {
     /// read the inline monthly totals; other periods add up their transactions.
     public func summary(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> FinanceSummary {
         let wholeMonth = from.day == 1 && to == from.localMonth.lastDay
+        // Independent reads, sent together.
+        async let categoriesRead = finance.categories(owner)
         let totals = wholeMonth
             ? try await finance.monthTotals(owner, from: from.localMonth, through: from.localMonth).map { total in
                 var total = total
@@ -155,7 +168,7 @@ public struct FinanceService: Sendable {
                 return total
             }
             : try await finance.totals(owner, from: from, to: to)
-        let categories = try await finance.categories(owner)
+        let categories = try await categoriesRead
         let months = (0...from.localMonth.months(until: to.localMonth)).map { from.localMonth.adding(months: $0) }
         // An archived category's budget is over: it no longer shows as unspent.
         let budgets = categories.filter { $0.kind == .expense && !$0.archived }.flatMap { category in
@@ -174,21 +187,26 @@ public struct FinanceService: Sendable {
         // months come from the monthly totals, added up in SQL.
         // That is the month's kept totals less what is dated after today (usually nothing): a
         // few rows, where adding up the month's transactions reads hundreds.
-        let later = today == month.lastDay ? [] : try await finance.totals(owner, from: today.adding(days: 1), to: month.lastDay)
+        // The reads below do not depend on each other: they are sent together, so the answer
+        // waits for the slowest of them rather than for their sum.
+        async let laterRead = today == month.lastDay ? [] : finance.totals(owner, from: today.adding(days: 1), to: month.lastDay)
+        async let kept = finance.monthTotals(owner, from: month, through: month)
+        async let earlierSeries = finance.monthSeries(owner, from: month.adding(months: -(2 * months - 1)), through: month.adding(months: -1))
+        async let earlierExpenses = months == 1 ? [] : finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1))
+        async let categories = finance.categories(owner)
         struct Key: Hashable { var currency: Currency, kind: MoneyFlow, category: UUID? }
         var net: [Key: Int64] = [:]
-        for total in try await finance.monthTotals(owner, from: month, through: month) {
+        for total in try await kept {
             net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] += total.minorUnits
         }
-        for total in later { net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] -= total.minorUnits }
+        for total in try await laterRead { net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] -= total.minorUnits }
         // A category (or a currency) spent only after today this month is not in it yet.
         let current = net.filter { $0.value != 0 }.map {
             FlowTotal(currency: $0.key.currency, kind: $0.key.kind, categoryId: $0.key.category, month: month, minorUnits: $0.value)
         }
-        let series = try await finance.monthSeries(owner, from: month.adding(months: -(2 * months - 1)), through: month.adding(months: -1)) + current
-        let expenses = months == 1 ? current
-            : try await finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1)) + current
-        let labels = try await finance.categories(owner).map(\.label)
+        let series = try await earlierSeries + current
+        let expenses = try await earlierExpenses + current
+        let labels = try await categories.map(\.label)
         return FinanceAnalytics.build(months: months, today: today, series: series, expenses: expenses,
                                       labels: Dictionary(uniqueKeysWithValues: labels.map { ($0.id, $0) }))
     }

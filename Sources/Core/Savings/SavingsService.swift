@@ -33,24 +33,51 @@ public struct SavingsService: Sendable {
         return try await calendar(userId).today(at: clock.now())
     }
 
+    /// Runs the command on the goal's stream; answers with the goal as the decision left it
+    /// (nil when it was deleted, or when this was a replay and nothing was decided).
     @discardableResult
-    func execute(_ context: CommandContext, goal goalId: UUID, _ action: SavingsGoalCommand.Action) async throws -> UUID {
+    func execute(_ context: CommandContext, goal goalId: UUID, _ action: SavingsGoalCommand.Action) async throws -> SavingsGoal? {
         let actor = context.userId
-        let time = try await calendar(actor).decisionTime(at: clock.now())
         var owner = actor
-        if case .create = action {} else {
+        let calendar: UserCalendar
+        if case .create = action {
+            calendar = try await self.calendar(actor)
+        } else {
             // Anyone who is neither the owner nor a member learns nothing: 404.
-            guard let found = try await savings.owner(of: goalId, for: actor) else { throw ResourceError.notFound }
+            async let found = savings.owner(of: goalId, for: actor)
+            calendar = try await self.calendar(actor)
+            guard let found = try await found else { throw ResourceError.notFound }
             owner = found
         }
+        let time = calendar.decisionTime(at: clock.now())
         let stream = StreamName(id: SavingsEvent.streamId(goalId), ownerId: owner, type: SavingsEvent.streamType)
         let command = SavingsGoalCommand(actor: actor, action)
-        try await commands.run(SavingsGoalDecider.self, stream: stream, command: command, context: context, time: time) {
+        let decision = try await commands.decide(SavingsGoalDecider.self, stream: stream, command: command, context: context, time: time) {
             if case .create = action { return .init(state: nil, streamVersion: 0) }
-            guard let (goal, _) = try await savings.goal(owner: owner, goalId) else { return .init(state: nil, streamVersion: 0) }
+            guard let goal = try await decisionGoal(owner: owner, goalId) else { return .init(state: nil, streamVersion: 0) }
             return .init(state: goal, streamVersion: goal.version)
         }
-        return owner
+        // The goal as stored: the next command or overview finds it in the cache.
+        if let goal = decision.state ?? nil {
+            await cache.store([goal.id: .init(version: goal.version, plan: goal.plan, movements: goal.movements)])
+        }
+        return decision.state ?? nil
+    }
+
+    /// The goal for a decision: its row and members read now, its plan and movements from the
+    /// cache when it holds them at that version (each command leaves its result there).
+    func decisionGoal(owner: UUID, _ goalId: UUID) async throws -> SavingsGoal? {
+        guard var (goal, _) = try await savings.goalRow(owner: owner, goalId) else { return nil }
+        if let facts = await cache.facts([goal])[goalId] {
+            goal.plan = facts.plan
+            goal.movements = facts.movements
+            return goal
+        }
+        let (plans, movements) = try await savings.details(of: [goal])
+        goal.plan = SavingsSchedule(plans[goalId] ?? [])
+        goal.movements = movements[goalId] ?? []
+        await cache.store([goalId: .init(version: goal.version, plan: goal.plan, movements: goal.movements)])
+        return goal
     }
 
     public func create(_ context: CommandContext, _ draft: SavingsGoalDraft) async throws -> SavingsGoalView {
@@ -94,9 +121,9 @@ public struct SavingsService: Sendable {
 
     public func addMovement(_ context: CommandContext, _ goalId: UUID, _ draft: SavingsMovementDraft) async throws -> SavingsMovementView {
         let movementId = context.newId("savings-movement")
-        try await execute(context, goal: goalId, .addMovement(id: movementId, draft))
-        let (access, _) = try await load(context.userId, goalId)
-        guard let view = SavingsMovementView.all(of: access.goal).first(where: { $0.movement.id == movementId }) else {
+        var goal = try await execute(context, goal: goalId, .addMovement(id: movementId, draft))
+        if goal == nil { goal = try await load(context.userId, goalId).0.goal }  // a replay: read what the first attempt stored
+        guard let goal, let view = SavingsMovementView.all(of: goal).first(where: { $0.movement.id == movementId }) else {
             throw ResourceError.notFound
         }
         return view
@@ -120,8 +147,9 @@ public struct SavingsService: Sendable {
     }
 
     public func goals(_ userId: UUID, asOf date: LocalDate?) async throws -> [SavingsGoalView] {
+        async let rows = savings.goalRows(for: userId)
         let asOf = try await asOf(userId, date)
-        return try await views(userId, asOf: asOf)
+        return try await views(try await rows, asOf: asOf)
     }
 
     /// The goal, and its occurrences due from `from` (default: the plan's start) through `to`
@@ -147,14 +175,15 @@ public struct SavingsService: Sendable {
     }
 
     public func overview(_ userId: UUID, asOf date: LocalDate?) async throws -> SavingsOverview {
+        async let rows = savings.goalRows(for: userId)
         let asOf = try await asOf(userId, date)
-        return SavingsOverview(goals: try await views(userId, asOf: asOf), asOf: asOf)
+        return SavingsOverview(goals: try await views(try await rows, asOf: asOf), asOf: asOf)
     }
 
-    /// Every goal the user may see, as of a day: the goal rows are read every time; plans,
+    /// Every goal of these rows (what the user may see, read every time), as of a day: plans,
     /// movements and progress come from the cache while a goal's version has not moved.
-    func views(_ userId: UUID, asOf: LocalDate) async throws -> [SavingsGoalView] {
-        var goals = try await savings.goalRows(for: userId)
+    func views(_ rows: [SavingsGoalAccess], asOf: LocalDate) async throws -> [SavingsGoalView] {
+        var goals = rows
         var known = await cache.facts(goals.map(\.goal))
         let missing = goals.map(\.goal).filter { known[$0.id] == nil }
         if !missing.isEmpty {

@@ -48,32 +48,31 @@ public struct SavingsReadModel: Sendable {
         return nil
     }
 
+    /// The goal's row and members, without its plan and movements: one query, whose version
+    /// says whether a cached plan and movements are current.
+    public func goalRow(owner: UUID, _ goalId: UUID) async throws -> (goal: SavingsGoal, createdAt: Date)? {
+        for try await r in try await client.query("""
+            SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at,
+              ARRAY(SELECT user_id FROM rm_savings_members m WHERE m.owner_id = g.owner_id AND m.goal_id = g.goal_id)
+            FROM rm_savings_goals g WHERE owner_id = \(owner) AND goal_id = \(goalId)
+            """, logger: logger).decode((UUID, UUID, String, String?, String, Int64?, String?, Int64, Date, [UUID]).self) {
+            var goal = try Self.goal((r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8))
+            goal.members = Set(r.9)
+            return (goal, r.8)
+        }
+        return nil
+    }
+
     /// The goal whole, as `SavingsGoalDecider` sees it. The version is read first, so the rows
     /// read after it are at least that recent: an append at that version succeeds only when
     /// nothing changed in between.
     public func goal(owner: UUID, _ goalId: UUID) async throws -> (goal: SavingsGoal, createdAt: Date)? {
-        var found: (goal: SavingsGoal, createdAt: Date)?
-        for try await r in try await client.query("""
-            SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at
-            FROM rm_savings_goals WHERE owner_id = \(owner) AND goal_id = \(goalId)
-            """, logger: logger).decode(GoalRow.self) {
-            found = (try Self.goal(r), r.8)
-        }
-        guard var (goal, createdAt) = found else { return nil }
-        for try await (user,) in try await client.query("""
-            SELECT user_id FROM rm_savings_members WHERE owner_id = \(owner) AND goal_id = \(goalId)
-            """, logger: logger).decode((UUID,).self) {
-            goal.members.insert(user)
-        }
-        goal.plan = SavingsSchedule(try await planRows(client.query("""
-            SELECT goal_id, seq, kind, amount, anchor_day, every_months, start_month::text, end_month::text, ended_after::text
-            FROM rm_savings_plans WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
-            """, logger: logger))[goalId] ?? [])
-        goal.movements = try await movementRows(client.query("""
-            SELECT goal_id, movement_id, kind, amount, date - DATE '1970-01-01', occurrence - DATE '1970-01-01', note, actor_id, seq
-            FROM rm_savings_movements WHERE owner_id = \(owner) AND goal_id = \(goalId) ORDER BY seq
-            """, logger: logger))[goalId] ?? []
-        return (goal, createdAt)
+        guard let row = try await goalRow(owner: owner, goalId) else { return nil }
+        var goal = row.goal
+        let (plans, movements) = try await details(of: [goal])
+        goal.plan = SavingsSchedule(plans[goalId] ?? [])
+        goal.movements = movements[goalId] ?? []
+        return (goal, row.createdAt)
     }
 
     /// Every goal `userId` owns or shares, with its plan and movements (members left out), in
@@ -111,19 +110,20 @@ public struct SavingsReadModel: Sendable {
     public func details(of goals: [SavingsGoal]) async throws -> (plans: [UUID: [SavingsPlanChange]], movements: [UUID: [SavingsGoal.Movement]]) {
         guard !goals.isEmpty else { return ([:], [:]) }
         let owners = goals.map(\.ownerId), ids = goals.map(\.id)
-        let plans = try await planRows(client.query("""
+        // Both after the caller's version read, and independent of each other: sent together.
+        async let plans = planRows(client.query("""
             SELECT p.goal_id, p.seq, p.kind, p.amount, p.anchor_day, p.every_months, p.start_month::text, p.end_month::text, p.ended_after::text
             FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
             JOIN rm_savings_plans p ON p.owner_id = g.owner_id AND p.goal_id = g.goal_id
             ORDER BY p.goal_id, p.seq
             """, logger: logger))
-        let movements = try await movementRows(client.query("""
+        async let movements = movementRows(client.query("""
             SELECT v.goal_id, v.movement_id, v.kind, v.amount, v.date - DATE '1970-01-01', v.occurrence - DATE '1970-01-01', v.note, v.actor_id, v.seq
             FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
             JOIN rm_savings_movements v ON v.owner_id = g.owner_id AND v.goal_id = g.goal_id
             ORDER BY v.goal_id, v.seq
             """, logger: logger))
-        return (plans, movements)
+        return try await (plans, movements)
     }
 
     /// The owner first, then the members in the order they were added.

@@ -72,14 +72,19 @@ public struct HabitsProjector: Projector {
                 try await connection.run("UPDATE rm_habits SET archived = false WHERE owner_id = \(event.ownerId) AND habit_id = \(habitId)", logger: logger)
             case HabitEvent.Logged.type:
                 let logged = try decode(HabitEvent.Logged.self, event)
-                habitId = logged.habitId
+                // The log and the habit's version in one statement: the most frequent command
+                // holds its habit's stream for one round trip less.
                 try await connection.run("""
+                    WITH habit AS (
+                      UPDATE rm_habits SET version = \(event.streamVersion), updated_at = \(event.recordedAt)
+                      WHERE owner_id = \(event.ownerId) AND habit_id = \(logged.habitId) RETURNING kind)
                     INSERT INTO rm_habit_logs AS l (habit_id, owner_id, date, value)
-                    VALUES (\(habitId), \(event.ownerId), \(logged.date.description)::date, \(logged.value))
+                    VALUES (\(logged.habitId), \(event.ownerId), \(logged.date.description)::date, \(logged.value))
                     ON CONFLICT (habit_id, date) DO UPDATE SET value = CASE
-                      WHEN (SELECT kind FROM rm_habits WHERE owner_id = l.owner_id AND habit_id = l.habit_id) = 'boolean' THEN 1  -- done is done
+                      WHEN (SELECT kind FROM habit) = 'boolean' THEN 1  -- done is done
                       ELSE l.value + excluded.value END
                     """, logger: logger)
+                continue
             case HabitEvent.LogRemoved.type:
                 let removed = try decode(HabitEvent.LogRemoved.self, event)
                 habitId = removed.habitId

@@ -66,11 +66,16 @@ public struct SavingsProjector: Projector {
                     """, logger: logger)
             case SavingsEvent.MovementAdded.type:
                 let m = try decode(SavingsEvent.MovementAdded.self, event)
+                // The movement and the goal's version in one statement: a deposit holds its
+                // goal's stream for one round trip less.
                 try await connection.run("""
+                    WITH goal AS (
+                      UPDATE rm_savings_goals SET version = \(event.streamVersion) WHERE owner_id = \(owner) AND goal_id = \(m.goalId))
                     INSERT INTO rm_savings_movements (movement_id, owner_id, goal_id, seq, kind, amount, currency, date, occurrence, note, actor_id, created_at)
                     VALUES (\(m.movementId), \(owner), \(m.goalId), \(event.streamVersion), \(m.kind.rawValue), \(m.amount), \(m.currency.code),
                             \(m.date.description)::date, \(m.occurrence?.description)::date, \(m.note), \(m.actorId), \(event.recordedAt))
                     """, logger: logger)
+                continue
             case SavingsEvent.MovementDeleted.type:
                 let m = try decode(SavingsEvent.MovementDeleted.self, event)
                 try await connection.run("""

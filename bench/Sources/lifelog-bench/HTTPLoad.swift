@@ -10,6 +10,7 @@ struct HTTPLoad: AsyncParsableCommand {
         commandName: "http", abstract: "GET /habits, GET /tasks?filter=today and POST /habits/{id}/logs at a fixed rate.")
 
     @Option(help: "The running server.") var baseURL = "http://127.0.0.1:8089"
+    @OptionGroup var options: Options
     @Option(help: "Requests per second.") var rate = 100
     @Option(help: "Seconds per scenario.") var duration = 20
     @Option(help: "Habits to seed.") var habits = 30
@@ -59,6 +60,7 @@ struct HTTPLoad: AsyncParsableCommand {
                                json: #"{"title":"Task \#(i)","priority":\#(i % 3 + 1)\#(dueToday)}"#)
         }
         print(String(format: "seeded %d habit logs and %d tasks in %.0f s", logs.count, tasks, seconds(ContinuousClock.now - seedStarted)))
+        try await Settle.database(options.databaseURL, logger: options.logger)
 
         let numeric = habitIds[5 % habitIds.count]
         let scenarios: [(String, HTTPMethod, String, String?)] = [

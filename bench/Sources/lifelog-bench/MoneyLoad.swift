@@ -11,6 +11,7 @@ struct MoneyLoad: AsyncParsableCommand {
         commandName: "money", abstract: "Finance summary and analytics, the savings overview, and money writes at a fixed rate.")
 
     @Option(help: "The running server.") var baseURL = "http://127.0.0.1:8089"
+    @OptionGroup var options: Options
     @Option(help: "Requests per second.") var rate = 100
     @Option(help: "Seconds per scenario.") var duration = 20
     @Option(help: "Transactions to seed.") var transactions = 50_000
@@ -59,6 +60,7 @@ struct MoneyLoad: AsyncParsableCommand {
         }
         let goalIds = try await seedSavings(http, token: token, now: now, formatter: formatter)
         print(String(format: "seeded in %.0f s", seconds(ContinuousClock.now - seedStarted)))
+        try await Settle.database(options.databaseURL, logger: options.logger)
 
         let months = (0..<12).map { String(dates[$0 * 30].prefix(7)) }
         try await http.openLoop("GET /api/v1/finance/summary?month=…", rate: rate, duration: duration, token: token) { n in

@@ -44,6 +44,15 @@ func zone(_ name: String) -> TimeZone {
         #expect(LocalTime("23:59")?.description == "23:59")
     }
 
+    @Test func datesMonthsAndTimesPrintZeroPadded() {
+        #expect(LocalDate(year: 1, month: 2, day: 3)?.description == "0001-02-03")
+        #expect(LocalDate(year: 2026, month: 11, day: 23)?.description == "2026-11-23")
+        #expect(LocalDate(daysSinceEpoch: 0).description == "1970-01-01")
+        #expect(LocalMonth(year: 987, month: 1)?.description == "0987-01")
+        #expect(LocalTime(hour: 7, minute: 5).description == "07:05")
+        #expect(LocalTime(hour: 23, minute: 59).description == "23:59")
+    }
+
     @Test func monthsAreAnchoredAndClamped() {
         let jan31 = date("2024-01-31")
         #expect(jan31.addingMonths(1) == date("2024-02-29"))

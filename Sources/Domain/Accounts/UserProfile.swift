@@ -20,7 +20,7 @@ public struct LocalTime: Sendable, Equatable, Codable, CustomStringConvertible {
         self.minute = min(max(minute, 0), 59)
     }
 
-    public var description: String { String(format: "%02d:%02d", hour, minute) }
+    public var description: String { String(zeroPadded: hour, width: 2) + ":" + String(zeroPadded: minute, width: 2) }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

@@ -78,7 +78,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
 
-    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    public var description: String { String(zeroPadded: year, width: 4) + "-" + String(zeroPadded: month, width: 2) + "-" + String(zeroPadded: day, width: 2) }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

@@ -47,7 +47,7 @@ public struct LocalMonth: Sendable, Hashable, Comparable, Codable, CustomStringC
 
     public static func < (lhs: LocalMonth, rhs: LocalMonth) -> Bool { lhs.index < rhs.index }
 
-    public var description: String { String(format: "%04d-%02d", year, month) }
+    public var description: String { String(zeroPadded: year, width: 4) + "-" + String(zeroPadded: month, width: 2) }
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

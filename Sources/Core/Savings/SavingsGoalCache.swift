@@ -33,9 +33,10 @@ actor SavingsGoalCache {
         return found
     }
 
+    /// Keeps the newer of two entries for a goal: a slow request must not put back an older version.
     func store(_ entries: [UUID: Facts]) {
         if facts.count + entries.count > capacity { facts.removeAll(keepingCapacity: true) }
-        facts.merge(entries) { _, new in new }
+        facts.merge(entries) { old, new in new.version >= old.version ? new : old }
     }
 
     func progress(_ key: ProgressKey) -> SavingsProgress? { progress[key] }

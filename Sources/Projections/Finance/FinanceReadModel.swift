@@ -70,43 +70,30 @@ public struct FinanceReadModel: Sendable {
     /// The user's categories (archived too when asked), by kind then name, with their budget steps.
     public func categories(_ owner: UUID, id: UUID? = nil, includeArchived: Bool = true) async throws -> [CategoryView] {
         var views: [CategoryView] = []
-        var index: [UUID: Int] = [:]
-        // Sent beside the categories' query rather than after it: one wait instead of two. A
-        // budget of a category the first query did not see is skipped.
-        async let budgetRows = budgets(owner, id: id)
+        // One statement, so a category's budgets are exactly those of the revision its ETag names
+        // (two queries could pair a new revision with old budgets), and one round trip.
         for try await r in try await client.query("""
-            SELECT category_id, name, emoji, kind, color, archived, revision, created_at
-            FROM rm_fin_categories
-            WHERE owner_id = \(owner) AND (\(id)::uuid IS NULL OR category_id = \(id)) AND (\(includeArchived) OR NOT archived)
-            ORDER BY kind, lower(name), category_id
-            """, logger: logger).decode((UUID, String, String?, String, String?, Bool, Int64, Date).self) {
-            guard let kind = MoneyFlow(rawValue: r.3) else { throw CorruptData("category kind", r.3) }
-            index[r.0] = views.count
-            views.append(CategoryView(id: r.0, name: r.1, emoji: r.2, kind: kind, color: r.4, archived: r.5, budgets: [], version: r.6, createdAt: r.7))
-        }
-        for (categoryId, month, amount, code) in try await budgetRows {
-            guard let at = index[categoryId] else { continue }
+            SELECT c.category_id, c.name, c.emoji, c.kind, c.color, c.archived, c.revision, c.created_at,
+                   to_char(b.from_month, 'YYYY-MM'), b.amount, b.currency
+            FROM rm_fin_categories c
+            LEFT JOIN rm_fin_budgets b ON b.owner_id = c.owner_id AND b.category_id = c.category_id
+            WHERE c.owner_id = \(owner) AND (\(id)::uuid IS NULL OR c.category_id = \(id)) AND (\(includeArchived) OR NOT c.archived)
+            ORDER BY c.kind, lower(c.name), c.category_id, b.from_month
+            """, logger: logger).decode((UUID, String, String?, String, String?, Bool, Int64, Date, String?, Int64?, String?).self) {
+            if views.last?.id != r.0 {
+                guard let kind = MoneyFlow(rawValue: r.3) else { throw CorruptData("category kind", r.3) }
+                views.append(CategoryView(id: r.0, name: r.1, emoji: r.2, kind: kind, color: r.4, archived: r.5, budgets: [], version: r.6, createdAt: r.7))
+            }
+            guard let month = r.8 else { continue }  // no budget
             guard let from = LocalMonth(month) else { throw CorruptData("budget month", month) }
             var money: Money?
-            if let amount {
-                guard let currency = code.flatMap(Currency.init) else { throw CorruptData("budget currency", code ?? "") }
+            if let amount = r.9 {
+                guard let currency = r.10.flatMap(Currency.init) else { throw CorruptData("budget currency", r.10 ?? "") }
                 money = Money(minorUnits: amount, currency: currency)
             }
-            views[at].budgets.append((from, money))
+            views[views.count - 1].budgets.append((from, money))
         }
         return views
-    }
-
-    private func budgets(_ owner: UUID, id: UUID?) async throws -> [(UUID, String, Int64?, String?)] {
-        var rows: [(UUID, String, Int64?, String?)] = []
-        for try await row in try await client.query("""
-            SELECT category_id, to_char(from_month, 'YYYY-MM'), amount, currency FROM rm_fin_budgets
-            WHERE owner_id = \(owner) AND (\(id)::uuid IS NULL OR category_id = \(id))
-            ORDER BY from_month
-            """, logger: logger).decode((UUID, String, Int64?, String?).self) {
-            rows.append(row)
-        }
-        return rows
     }
 
     public func transactions(_ owner: UUID, _ filter: TransactionFilter, id: UUID? = nil, after: TransactionCursor?, limit: Int) async throws -> [TransactionView] {

@@ -11,14 +11,22 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let sessions: SessionService
 
+    /// Probes and scrapers need no identity: a credential sent to them is not checked, so they
+    /// never wait on the database for it (a probe with a bearer token during an outage still gets
+    /// its answer at once).
+    static let operationalPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if Self.operationalPaths.contains(request.uri.path) { return try await next(request, context) }
         var context = context
         do {
             // Two credentials could name two callers; which one wins would be a guess, and a
-            // wrong one beside a right one would go unnoticed.
+            // wrong one beside a right one would go unnoticed. A repeated one is two as well.
             let authorization = request.headers[.authorization]
             let headerKey = request.headers[.apiKey], queryKey = request.uri.queryParameters.get("key").map { String($0) }
-            guard [authorization, headerKey, queryKey].compactMap({ $0 }).count <= 1 else {
+            let sent = request.headers[values: .authorization].count + request.headers[values: .apiKey].count
+                + request.uri.queryParameters.getAll("key").count
+            guard sent <= 1 else {
                 throw AuthError.unauthenticated("send one credential: Authorization, X-API-Key or ?key=, not several")
             }
             if let authorization {

@@ -38,6 +38,10 @@ import TestSupport
                 #expect(both.text.contains("one credential"))
             }
             #expect(try await http.call(.get, "/api/v1/ingest/whoami?key=\(key)", headers: [.init("X-API-Key")!: key]).status == .unauthorized)
+            // A repeated credential is two credentials, in the query as in the headers.
+            let repeated = try await http.call(.get, "/api/v1/ingest/whoami?key=\(key)&key=junk")
+            #expect(repeated.status == .unauthorized)
+            #expect(repeated.text.contains("one credential"))
             // Scoped to ingestion: a device key cannot read the profile.
             let me = try await http.call(.get, "/api/v1/me", headers: [.init("X-API-Key")!: key])
             #expect(me.status == .forbidden)

@@ -67,6 +67,17 @@ import TestSupport
                 try await http.execute(uri: "/healthz", method: .get) { response in
                     #expect(response.status == .ok)
                 }
+                // A probe that sends a (valid) token is not authenticated: checking it would need
+                // the database, and liveness must not depend on it.
+                let token = try await AccessTokens(keys: AppHarness.keys, clock: MutableClock(Date())).issue(userId: UUID(), sessionId: UUID())
+                try await http.execute(uri: "/healthz", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                    #expect(response.status == .ok)
+                }
+                try await http.execute(uri: "/readyz", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                    let body = try Self.json(response.body)
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(body["title"] as? String == "Database unavailable")
+                }
             }
         }
     }

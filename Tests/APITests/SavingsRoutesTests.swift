@@ -23,6 +23,16 @@ import TestSupport
 
     static func occurrences(_ response: JSONResponse, _ key: String) -> [[String: Any]] { response.object[key] as? [[String: Any]] ?? [] }
 
+    /// A new user's goal with one payment of 100 due 2025-05-10, and a deposit of 60 towards it.
+    static func sixtyTowardsAHundred(_ http: any TestClientProtocol, _ email: String) async throws -> (token: String, goal: String, sixty: String) {
+        let token = try #require(try await http.register(email).string("access_token"))
+        let id = try await goal(http, token)
+        _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
+                                json: #"{"amount":"100","anchor_day":10,"start_month":"2025-05","end_month":"2025-05"}"#)
+        let sixty = try #require(try await move(http, token, id, #"{"kind":"deposit","amount":"60","date":"2025-05-01"}"#).string("id"))
+        return (token, id, sixty)
+    }
+
     @Test func theOverviewListsEveryOverduePaymentAsOfADate() async throws {
         try await AppHarness.with(now: Self.at("2025-04-10T10:00:00Z")) { harness, http in
             let token = try #require(try await http.register("saver@example.com").string("access_token"))
@@ -69,11 +79,7 @@ import TestSupport
 
     @Test func sixtyAndFortyPayAnOccurrenceAndDeletingTheSixtyUnpaysIt() async throws {
         try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
-            let token = try #require(try await http.register("partial@example.com").string("access_token"))
-            let id = try await Self.goal(http, token)
-            _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
-                                    json: #"{"amount":"100","anchor_day":10,"start_month":"2025-05","end_month":"2025-05"}"#)
-            let sixty = try #require(try await Self.move(http, token, id, #"{"kind":"deposit","amount":"60","date":"2025-05-01"}"#).string("id"))
+            let (token, id, sixty) = try await Self.sixtyTowardsAHundred(http, "partial@example.com")
             func may(_ date: String) async throws -> [String: Any] {
                 let r = try await http.call(.get, "/api/v1/savings/goals/\(id)/occurrences?date=\(date)", token: token)
                 return Self.occurrences(r, "items").first ?? [:]
@@ -97,11 +103,7 @@ import TestSupport
     /// change another instance made in between must be what this one's next decision sees.
     @Test func aChangeThroughAnotherInstanceIsSeenByTheNextDeposit() async throws {
         try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
-            let token = try #require(try await http.register("twoservers@example.com").string("access_token"))
-            let id = try await Self.goal(http, token)
-            _ = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
-                                    json: #"{"amount":"100","anchor_day":10,"start_month":"2025-05","end_month":"2025-05"}"#)
-            let sixty = try #require(try await Self.move(http, token, id, #"{"kind":"deposit","amount":"60","date":"2025-05-01"}"#).string("id"))
+            let (token, id, sixty) = try await Self.sixtyTowardsAHundred(http, "twoservers@example.com")
             let other = buildApplication(try await AppDependencies.forTests(client: harness.client, clock: harness.clock))
             try await other.test(.router) { otherHTTP in
                 let deleted = try await otherHTTP.call(.delete, "/api/v1/savings/goals/\(id)/transactions/\(sixty)", token: token)

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Events of a user's health streams. Samples live in `health-<user>`; the user's manual values
+/// and source priority in `health-settings-<user>`, whose commands need none of the samples.
+public enum HealthEvent {
+    public static let streamType = "health"
+    public static func streamId(_ userId: UUID) -> String { "health-\(userId.uuidString.lowercased())" }
+    public static let settingsStreamType = "health-settings"
+    public static func settingsStreamId(_ userId: UUID) -> String { "health-settings-\(userId.uuidString.lowercased())" }
+
+    /// New items, and new values for items already stored, from one ingestion request (a batch
+    /// is cut into events of at most `HealthIngestDecider.recordsPerEvent`). Only what changes
+    /// is recorded: a re-sent batch adds nothing to the log.
+    public struct RecordsStored: DomainEvent, Equatable {
+        public static let type = "health.records_stored"
+        /// The device key that sent them; nil for a user's session.
+        public var deviceId: UUID?
+        public var records: [HealthRecord]
+        /// Items these records replace under another key or on another date (an edited sample
+        /// with the same uuid): gone from where they were.
+        public var replaced: [RecordsDeleted.Removed]
+        public init(deviceId: UUID?, records: [HealthRecord], replaced: [RecordsDeleted.Removed] = []) {
+            self.deviceId = deviceId
+            self.records = records
+            self.replaced = replaced
+        }
+    }
+
+    /// Items the client deleted (by uuid), with what the read models need to forget them.
+    public struct RecordsDeleted: DomainEvent, Equatable {
+        public static let type = "health.records_deleted"
+        public var records: [Removed]
+        public init(records: [Removed]) { self.records = records }
+
+        public struct Removed: Codable, Equatable, Sendable {
+            public var key: String
+            public var kind: HealthRecord.Kind
+            public var name: String
+            public var date: LocalDate
+            public init(key: String, kind: HealthRecord.Kind, name: String, date: LocalDate) {
+                self.key = key
+                self.kind = kind
+                self.name = name
+                self.date = date
+            }
+        }
+    }
+
+    /// A person's own figure for a metric and day: it decides that day, whatever devices send.
+    public struct ManualValueSet: DomainEvent, Equatable {
+        public static let type = "health.manual_value_set"
+        public var metric: HealthMetric
+        public var date: LocalDate
+        public var value: Double
+        public init(metric: HealthMetric, date: LocalDate, value: Double) {
+            self.metric = metric
+            self.date = date
+            self.value = value
+        }
+    }
+
+    public struct ManualValueCleared: DomainEvent, Equatable {
+        public static let type = "health.manual_value_cleared"
+        public var metric: HealthMetric
+        public var date: LocalDate
+        public init(metric: HealthMetric, date: LocalDate) {
+            self.metric = metric
+            self.date = date
+        }
+    }
+
+    public struct SourcePriorityChanged: DomainEvent, Equatable {
+        public static let type = "health.source_priority_changed"
+        public var priority: HealthSourcePriority
+        public init(priority: HealthSourcePriority) { self.priority = priority }
+    }
+}

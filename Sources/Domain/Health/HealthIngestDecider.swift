@@ -1,0 +1,136 @@
+import Foundation
+
+/// The rules of ingestion: what a checked batch adds to a user's health log. An item already
+/// stored with the same content is a duplicate and adds nothing; the same item with new content
+/// (a grown running total, an edited sample) replaces it; an item the client deleted goes.
+public enum HealthIngestDecider: Decider {
+    /// Records per event: a batch of 5,000 is ten events, each a bounded read for the projectors.
+    public static let recordsPerEvent = 500
+
+    /// The stored items the command's items could be: those with the same key or uuid.
+    public struct State: Sendable, Equatable {
+        public var byKey: [String: HealthRecord] = [:]
+        public var keyByUUID: [String: String] = [:]
+        public init(records: [HealthRecord] = []) {
+            for record in records { store(record) }
+        }
+
+        mutating func store(_ record: HealthRecord) {
+            if let uuid = record.uuid, let previous = keyByUUID[uuid], previous != record.key { byKey[previous] = nil }
+            byKey[record.key] = record
+            if let uuid = record.uuid { keyByUUID[uuid] = record.key }
+        }
+
+        mutating func remove(key: String) {
+            if let uuid = byKey[key]?.uuid { keyByUUID[uuid] = nil }
+            byKey[key] = nil
+        }
+
+        func existing(_ record: HealthRecord) -> HealthRecord? {
+            if let uuid = record.uuid, let key = keyByUUID[uuid], let found = byKey[key] { return found }
+            return byKey[record.key]
+        }
+    }
+
+    public struct Command: Sendable, Equatable {
+        public var deviceId: UUID?
+        public var records: [HealthRecord]
+        public var deletions: [String]
+        public init(deviceId: UUID?, records: [HealthRecord], deletions: [String]) {
+            self.deviceId = deviceId
+            self.records = records
+            self.deletions = deletions
+        }
+    }
+
+    /// What a command does, item by item: the answer's counts and the events' content.
+    public struct Tally: Sendable, Equatable {
+        public var stored: [HealthRecord] = []
+        /// Stored items an update moves to another key or date: the read models forget them there.
+        public var replaced: [HealthEvent.RecordsDeleted.Removed] = []
+        public var inserted = 0
+        public var updated = 0
+        public var duplicates = 0
+        public var removed: [HealthEvent.RecordsDeleted.Removed] = []
+        /// Deletions of uuids lifelog does not have (never sent, or deleted before).
+        public var unknownDeletions = 0
+    }
+
+    public static var initial: State { State() }
+
+    public static func tally(_ state: State, _ command: Command) -> Tally {
+        let original = state
+        var state = state
+        var tally = Tally()
+        var pending: [String: Int] = [:]  // key → index in tally.stored, so a batch's repeats are one record
+        for record in command.records {
+            if let existing = state.existing(record) {
+                guard record.differs(from: existing) else {
+                    tally.duplicates += 1
+                    continue
+                }
+                if existing.key != record.key || existing.date != record.date {
+                    tally.replaced.append(.init(key: existing.key, kind: existing.kind, name: existing.name, date: existing.date))
+                }
+                if let index = pending[existing.key] ?? pending[record.key] {
+                    tally.stored[index] = record
+                    pending[record.key] = index
+                } else {
+                    pending[record.key] = tally.stored.count
+                    tally.stored.append(record)
+                }
+                tally.updated += 1
+            } else {
+                pending[record.key] = tally.stored.count
+                tally.stored.append(record)
+                tally.inserted += 1
+            }
+            state.store(record)
+        }
+        for uuid in command.deletions {
+            guard let key = state.keyByUUID[uuid], let record = state.byKey[key] else {
+                tally.unknownDeletions += 1
+                continue
+            }
+            if let index = pending[key] {
+                // Sent and deleted in one batch: it never reaches the log.
+                tally.stored.remove(at: index)
+                pending = Dictionary(uniqueKeysWithValues: tally.stored.enumerated().map { ($1.key, $0) })
+                state.remove(key: key)
+                if original.byKey[key] == nil { tally.inserted -= 1 } else { tally.updated -= 1 }
+                tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
+                continue
+            }
+            tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
+            state.remove(key: key)
+        }
+        return tally
+    }
+
+    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [any DomainEvent] {
+        let tally = tally(state, command)
+        var events: [any DomainEvent] = stride(from: 0, to: tally.stored.count, by: recordsPerEvent).map { start in
+            HealthEvent.RecordsStored(
+                deviceId: command.deviceId,
+                records: Array(tally.stored[start..<min(start + recordsPerEvent, tally.stored.count)]),
+                replaced: start == 0 ? tally.replaced : [])
+        }
+        // Only what the log holds is deleted from it; a record sent and deleted in this batch never got there.
+        let logged = tally.removed.filter { state.byKey[$0.key] != nil }
+        if !logged.isEmpty { events.append(HealthEvent.RecordsDeleted(records: logged)) }
+        return events
+    }
+
+    public static func evolve(_ state: State, _ event: any DomainEvent) -> State {
+        var state = state
+        switch event {
+        case let stored as HealthEvent.RecordsStored:
+            for record in stored.records { state.store(record) }
+        case let deleted as HealthEvent.RecordsDeleted:
+            for record in deleted.records { state.remove(key: record.key) }
+        default:
+            break
+        }
+        return state
+    }
+}

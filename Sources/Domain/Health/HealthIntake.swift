@@ -1,0 +1,136 @@
+import Foundation
+
+/// What a format's decoder makes of a request: items as the client sent them (values in the
+/// client's units, nothing checked yet), the uuids it deleted, and what the decoder itself
+/// skipped or could not read. Every format ends here; validation, units, deduplication and
+/// storage are shared (`HealthIntakeRules`, `HealthIngestDecider`).
+public struct HealthIntake: Sendable, Equatable {
+    public var samples: [Sample] = []
+    public var sleep: [Sleep] = []
+    public var workouts: [Workout] = []
+    public var deletions: [String] = []
+    /// Items or fields the format has that lifelog does not store (an unknown metric of Health
+    /// Auto Export): counted, never an error.
+    public var skipped: Int = 0
+    /// Items the decoder could not read at all (a date it cannot parse), by position.
+    public var errors: [HealthItemError] = []
+
+    public init(samples: [Sample] = [], sleep: [Sleep] = [], workouts: [Workout] = [], deletions: [String] = [],
+                skipped: Int = 0, errors: [HealthItemError] = []) {
+        self.samples = samples
+        self.sleep = sleep
+        self.workouts = workouts
+        self.deletions = deletions
+        self.skipped = skipped
+        self.errors = errors
+    }
+
+    /// Items in this intake, counted as the answer's `received`.
+    public var received: Int { samples.count + sleep.count + workouts.count + deletions.count + skipped + errors.count }
+
+    /// Whether a value is one reading or a client's total over a period.
+    public enum Series: String, Codable, Sendable {
+        /// A reading or a sample over its own interval, as the device recorded it.
+        case sample
+        /// A client's aggregate over a period (a day's step count so far): it replaces the
+        /// earlier total for the same metric, period start and source, and is never added to samples.
+        case summary
+    }
+
+    public struct Sample: Sendable, Equatable {
+        public var uuid: String?
+        /// The metric's name as lifelog knows it (decoders map their own names to these).
+        public var metric: String
+        public var value: Double
+        public var unit: String?
+        public var start: Date
+        public var end: Date
+        public var source: HealthSource
+        public var series: Series
+        /// Where the item was in the request, for its error: `samples[3]`, `data.metrics[2].data[7]`.
+        public var path: String
+
+        public init(uuid: String? = nil, metric: String, value: Double, unit: String?, start: Date, end: Date,
+                    source: HealthSource, series: Series = .sample, path: String) {
+            self.uuid = uuid
+            self.metric = metric
+            self.value = value
+            self.unit = unit
+            self.start = start
+            self.end = end
+            self.source = source
+            self.series = series
+            self.path = path
+        }
+    }
+
+    public struct Sleep: Sendable, Equatable {
+        public var uuid: String?
+        public var stage: String
+        public var start: Date
+        public var end: Date
+        public var source: HealthSource
+        public var path: String
+
+        public init(uuid: String? = nil, stage: String, start: Date, end: Date, source: HealthSource, path: String) {
+            self.uuid = uuid
+            self.stage = stage
+            self.start = start
+            self.end = end
+            self.source = source
+            self.path = path
+        }
+    }
+
+    public struct Workout: Sendable, Equatable {
+        public var uuid: String?
+        public var type: String
+        public var start: Date
+        public var end: Date
+        public var activeEnergyKcal: Double?
+        public var distanceM: Double?
+        public var avgHeartRate: Double?
+        public var source: HealthSource
+        public var path: String
+
+        public init(uuid: String? = nil, type: String, start: Date, end: Date, activeEnergyKcal: Double? = nil,
+                    distanceM: Double? = nil, avgHeartRate: Double? = nil, source: HealthSource, path: String) {
+            self.uuid = uuid
+            self.type = type
+            self.start = start
+            self.end = end
+            self.activeEnergyKcal = activeEnergyKcal
+            self.distanceM = distanceM
+            self.avgHeartRate = avgHeartRate
+            self.source = source
+            self.path = path
+        }
+    }
+}
+
+/// Why one item of a batch was not stored. The good items of the batch are stored all the same.
+public struct HealthItemError: Codable, Equatable, Sendable {
+    public var index: Int
+    public var field: String
+    public var message: String
+
+    public init(index: Int, field: String, message: String) {
+        self.index = index
+        self.field = field
+        self.message = message
+    }
+}
+
+/// A stage of sleep as HealthKit records it.
+public enum SleepStage: String, CaseIterable, Codable, Sendable {
+    case inBed = "in_bed"
+    case awake
+    case core
+    case deep
+    case rem
+    /// Asleep without a stage (watches before iOS 16, and most other sources).
+    case asleep
+
+    /// Stages that are sleep (an awake or in-bed segment is not).
+    public var isAsleep: Bool { self == .core || self == .deep || self == .rem || self == .asleep }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Checks a decoded intake and turns its items into records in lifelog's units. A bad item is
+/// reported with its reason and left out; the good ones go on.
+public enum HealthIntakeRules {
+    /// How far ahead of now an item may end: a phone's clock a little fast is fine, tomorrow is not.
+    public static let futureAllowance: TimeInterval = 86_400
+    /// The longest a single sample, sleep segment or workout may last.
+    public static let longestItem: TimeInterval = 7 * 86_400
+
+    public struct Checked: Sendable, Equatable {
+        public var records: [HealthRecord] = []
+        public var deletions: [String] = []
+        public var errors: [HealthItemError] = []
+        public var skipped = 0
+    }
+
+    /// The records of `intake`, dated in `timeZone` (the user's, when it arrives).
+    public static func check(_ intake: HealthIntake, timeZone: TimeZone, now: Date) -> Checked {
+        var checked = Checked()
+        checked.errors = intake.errors
+        checked.skipped = intake.skipped
+        let latest = now.addingTimeInterval(futureAllowance)
+        let dates = LocalDating(timeZone: timeZone)
+
+        for (index, sample) in intake.samples.enumerated() {
+            let fail = { (field: String, message: String) in
+                checked.errors.append(HealthItemError(index: index, field: "\(sample.path).\(field)", message: message))
+            }
+            guard let metric = HealthMetric(rawValue: sample.metric) else {
+                fail("metric", "unknown metric; known: \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            guard sample.value.isFinite else { fail("value", "must be a number"); continue }
+            guard let value = metric.normalized(sample.value, unit: sample.unit) else {
+                fail("unit", "\(sample.unit ?? "") is not a unit of \(metric.rawValue)")
+                continue
+            }
+            guard metric.plausibleRange.contains(value) else {
+                fail("value", "\(Self.figure(value)) \(metric.unit) is outside what a \(metric.rawValue) reading can be "
+                     + "(\(Self.figure(metric.plausibleRange.lowerBound))–\(Self.figure(metric.plausibleRange.upperBound)))")
+                continue
+            }
+            if let message = timeProblem(start: sample.start, end: sample.end, latest: latest) { fail("end", message); continue }
+            let start = seconds(sample.start), end = seconds(sample.end)
+            checked.records.append(HealthRecord(
+                uuid: normalizedUUID(sample.uuid), kind: .quantity, name: metric.rawValue, value: value,
+                startSeconds: start, endSeconds: end, date: dates.date(start), source: sample.source, series: sample.series))
+        }
+
+        for (index, segment) in intake.sleep.enumerated() {
+            let fail = { (field: String, message: String) in
+                checked.errors.append(HealthItemError(index: index, field: "\(segment.path).\(field)", message: message))
+            }
+            guard let stage = SleepStage(rawValue: segment.stage) else {
+                fail("stage", "unknown stage; known: \(SleepStage.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            if let message = timeProblem(start: segment.start, end: segment.end, latest: latest) { fail("end", message); continue }
+            let start = seconds(segment.start), end = seconds(segment.end)
+            checked.records.append(HealthRecord(
+                uuid: normalizedUUID(segment.uuid), kind: .sleep, name: stage.rawValue, value: nil,
+                startSeconds: start, endSeconds: end, date: dates.night(end), source: segment.source, series: .sample))
+        }
+
+        for (index, workout) in intake.workouts.enumerated() {
+            let fail = { (field: String, message: String) in
+                checked.errors.append(HealthItemError(index: index, field: "\(workout.path).\(field)", message: message))
+            }
+            let type = workout.type.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !type.isEmpty, type.count <= 100 else { fail("type", "must be 1 to 100 characters"); continue }
+            if let message = timeProblem(start: workout.start, end: workout.end, latest: latest) { fail("end", message); continue }
+            let figures = [("active_energy_kcal", workout.activeEnergyKcal, HealthMetric.activeEnergy.plausibleRange),
+                           ("distance_m", workout.distanceM, HealthMetric.distance.plausibleRange),
+                           ("avg_heart_rate", workout.avgHeartRate, HealthMetric.heartRate.plausibleRange)]
+            if let bad = figures.first(where: { _, value, range in value.map { !$0.isFinite || !range.contains($0) } ?? false }) {
+                fail(bad.0, "is outside what a workout can have"); continue
+            }
+            let start = seconds(workout.start), end = seconds(workout.end)
+            checked.records.append(HealthRecord(
+                uuid: normalizedUUID(workout.uuid), kind: .workout, name: type, value: nil,
+                startSeconds: start, endSeconds: end, date: dates.date(start), source: workout.source, series: .sample,
+                workout: .init(activeEnergyKcal: workout.activeEnergyKcal, distanceM: workout.distanceM, avgHeartRate: workout.avgHeartRate)))
+        }
+
+        for (index, uuid) in intake.deletions.enumerated() {
+            guard let normalized = normalizedUUID(uuid) else {
+                checked.errors.append(HealthItemError(index: index, field: "deletions[\(index)]", message: "must be a sample's uuid"))
+                continue
+            }
+            checked.deletions.append(normalized)
+        }
+        return checked
+    }
+
+    static func timeProblem(start: Date, end: Date, latest: Date) -> String? {
+        if end < start { return "is before start" }
+        if end > latest { return "is more than a day in the future" }
+        if end.timeIntervalSince(start) > longestItem { return "is more than 7 days after start" }
+        if start.timeIntervalSince1970 < 946_684_800 { return "start is before 2000" }
+        return nil
+    }
+
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+
+    /// A client's id, lowercased so that one uuid sent in two cases is one item. Any non-empty
+    /// id of up to 100 characters is kept: exporters other than HealthKit have their own.
+    static func normalizedUUID(_ uuid: String?) -> String? {
+        guard let trimmed = uuid?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty, trimmed.count <= 100 else { return nil }
+        return trimmed.lowercased()
+    }
+
+    static func figure(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// Local dates of instants in one zone, fast enough for a batch of thousands: the zone's offset
+/// is asked once per instant, the date is arithmetic.
+public struct LocalDating: Sendable {
+    public let timeZone: TimeZone
+    public init(timeZone: TimeZone) { self.timeZone = timeZone }
+
+    /// Seconds since 1970 of the local wall clock at `seconds`.
+    func local(_ seconds: Int64) -> Int64 {
+        seconds + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
+    }
+
+    /// The local calendar date of an instant.
+    public func date(_ seconds: Int64) -> LocalDate {
+        LocalDate(daysSinceEpoch: Int(floorDivide(local(seconds), 86_400)))
+    }
+
+    /// The night an instant ends: sleep ending at or after 18:00 local belongs to the next
+    /// morning's date (DESIGN §4: the night of D ends in [D-1 18:00, D 18:00)).
+    public func night(_ endSeconds: Int64) -> LocalDate {
+        let local = local(endSeconds)
+        let day = floorDivide(local, 86_400)
+        let hour = (local - day * 86_400) / 3_600
+        return LocalDate(daysSinceEpoch: Int(day)).adding(days: hour >= 18 ? 1 : 0)
+    }
+
+    /// The instant local midnight starts `date` (the first instant of the date, DST gaps included).
+    public func startOfDay(_ date: LocalDate) -> Int64 {
+        let guess = Int64(date.daysSinceEpoch) * 86_400
+        // The offset at the guess can differ from the offset at the true instant across a DST
+        // change; asking again at the corrected instant settles it.
+        var instant = guess - Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(guess))))
+        instant = guess - Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+        return instant
+    }
+
+    private func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// One stored health item, checked and in lifelog's units: a quantity sample, a sleep segment
+/// or a workout. Ingestion events carry these; the samples table holds one row per `key`.
+public struct HealthRecord: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        case quantity, sleep, workout
+    }
+
+    /// The item's identity among its owner's items (see `HealthRecord.key`).
+    public var key: String
+    /// The client's id (HealthKit's UUID), lowercased, when it sent one.
+    public var uuid: String?
+    public var kind: Kind
+    /// The metric (quantity), the stage (sleep) or the workout's type.
+    public var name: String
+    /// The value in the metric's unit (quantities only).
+    public var value: Double?
+    /// Seconds since 1970, whole: HealthKit's sub-second parts are noise here, and whole
+    /// seconds make one sample sent by two formats the same item.
+    public var startSeconds: Int64
+    public var endSeconds: Int64
+    /// The local date the item counts for: its start's, or for sleep the night's (DESIGN §4).
+    public var date: LocalDate
+    public var source: HealthSource
+    public var series: HealthIntake.Series
+    public var workout: WorkoutFigures?
+
+    public struct WorkoutFigures: Codable, Equatable, Sendable {
+        public var activeEnergyKcal: Double?
+        public var distanceM: Double?
+        public var avgHeartRate: Double?
+        public init(activeEnergyKcal: Double?, distanceM: Double?, avgHeartRate: Double?) {
+            self.activeEnergyKcal = activeEnergyKcal
+            self.distanceM = distanceM
+            self.avgHeartRate = avgHeartRate
+        }
+    }
+
+    public init(uuid: String?, kind: Kind, name: String, value: Double?, startSeconds: Int64, endSeconds: Int64,
+                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil) {
+        self.uuid = uuid
+        self.kind = kind
+        self.name = name
+        self.value = value
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.date = date
+        self.source = source
+        self.series = series
+        self.workout = workout
+        key = Self.key(kind: kind, name: name, startSeconds: startSeconds, endSeconds: endSeconds, source: source, series: series)
+    }
+
+    /// The natural identity: what, when and from which source. A client's total for a period
+    /// is identified by the period's start alone, so a grown total replaces the earlier one.
+    /// The source's kind is left out: formats that guess it from the name may guess differently.
+    public static func key(kind: Kind, name: String, startSeconds: Int64, endSeconds: Int64, source: HealthSource,
+                           series: HealthIntake.Series) -> String {
+        let who = source.name.lowercased()
+        switch series {
+        case .sample: return "\(kind.rawValue)|\(name)|\(startSeconds)|\(endSeconds)|\(who)"
+        case .summary: return "\(kind.rawValue)|\(name)|\(startSeconds)|total|\(who)"
+        }
+    }
+
+    public var start: Date { Date(timeIntervalSince1970: TimeInterval(startSeconds)) }
+    public var end: Date { Date(timeIntervalSince1970: TimeInterval(endSeconds)) }
+
+    /// True when `other` says something this record does not (a new value for the same item).
+    public func differs(from other: HealthRecord) -> Bool {
+        value != other.value || workout != other.workout || date != other.date || uuid != other.uuid
+            || source != other.source || name != other.name || key != other.key
+    }
+}

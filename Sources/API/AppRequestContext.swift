@@ -80,6 +80,7 @@ public struct UserRequestContext: ChildRequestContext {
 public struct IngestionRequestContext: ChildRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let identity: Identity
+    let idempotencySeed: [UInt8]?
 
     public init(context: AppRequestContext) throws {
         guard let identity = context.identity else {
@@ -88,6 +89,17 @@ public struct IngestionRequestContext: ChildRequestContext {
         }
         self.identity = identity
         coreContext = context.coreContext
+        idempotencySeed = context.idempotencySeed
+    }
+
+    /// The caller and what of the request a command depends on.
+    public func command() -> CommandContext {
+        CommandContext(userId: identity.userId, idempotencySeed: idempotencySeed)
+    }
+
+    /// The device key that sent the request; nil for a user's session.
+    public var deviceId: UUID? {
+        if case .device(_, let deviceId) = identity { deviceId } else { nil }
     }
 
     public var maxUploadSize: Int { 100 * 1024 * 1024 }

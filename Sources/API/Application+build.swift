@@ -21,13 +21,14 @@ public struct AppDependencies: Sendable {
     public var projectors: [any Projector]
     public var metrics: PrometheusCollectorRegistry
     public var maxBodyBytes: Int
+    public var maxIngestBytes: Int
     public var readinessTimeout: Duration
     public var logger: Logger
 
     public init(
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        maxBodyBytes: Int = 1_048_576, readinessTimeout: Duration = .seconds(2)
+        maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2)
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
@@ -43,6 +44,7 @@ public struct AppDependencies: Sendable {
         self.projectors = projectors
         self.metrics = metrics
         self.maxBodyBytes = maxBodyBytes
+        self.maxIngestBytes = maxIngestBytes
         self.readinessTimeout = readinessTimeout
         self.logger = logger
     }
@@ -52,10 +54,10 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ProblemMiddleware(routes: routes))
     router.middlewares.add(MetricsMiddleware())
-    router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes))
+    router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
     router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
     router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))
-    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: dependencies.maxBodyBytes,
+    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: max(dependencies.maxBodyBytes, dependencies.maxIngestBytes),
                                                     fingerprintKeys: dependencies.accounts.requestFingerprintKeys))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
         .register(on: router)

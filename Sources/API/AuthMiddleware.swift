@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// Finds out who is calling. A device key (prefix `lld_`) may come as `Authorization: Bearer`,
-/// `X-API-Key` or `?key=`; anything else after Bearer is an access token; more than one
+/// `X-API-Key`, `api-key` (Health Auto Export's name) or `?key=`; anything else after Bearer is an access token; more than one
 /// credential is refused. A credential that is
 /// present but wrong is remembered, and raised by the route's context only if the route needs
 /// an identity; no credential leaves the identity empty for that context to refuse.
@@ -23,8 +23,9 @@ struct AuthMiddleware: RouterMiddleware {
             // Two credentials could name two callers; which one wins would be a guess, and a
             // wrong one beside a right one would go unnoticed. A repeated one is two as well.
             let authorization = request.headers[.authorization]
-            let headerKey = request.headers[.apiKey], queryKey = request.uri.queryParameters.get("key").map { String($0) }
+            let headerKey = request.headers[.apiKey] ?? request.headers[.apiKeyPlain], queryKey = request.uri.queryParameters.get("key").map { String($0) }
             let sent = request.headers[values: .authorization].count + request.headers[values: .apiKey].count
+                + request.headers[values: .apiKeyPlain].count
                 + request.uri.queryParameters.getAll("key").count
             guard sent <= 1 else {
                 throw AuthError.unauthenticated("send one credential: Authorization, X-API-Key or ?key=, not several")

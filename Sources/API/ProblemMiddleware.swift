@@ -78,9 +78,18 @@ struct UserLanguageMiddleware: RouterMiddleware {
 
 /// Refuses bodies over the configured size with 413, before any handler reads them.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
-    let limit: Int
+    let general: Int
+    /// Ingestion batches are larger than any other request (5,000 samples are about 1.5 MB).
+    let ingestion: Int
+    static var ingestionPrefix: String { "/api/v1/ingest/" }
+
+    init(limit: Int, ingestionLimit: Int) {
+        general = limit
+        ingestion = max(limit, ingestionLimit)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let limit = request.uri.path.hasPrefix(Self.ingestionPrefix) ? ingestion : general
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw Problem.tooLarge(limit: limit)
         }

@@ -10,7 +10,7 @@ public struct ProjectionService: Service {
 
     public init(client: PostgresClient, listener: PostgresConnection.Configuration?, projectors: [any Projector], pollInterval: Duration, logger: Logger) {
         let runners = projectors.filter { $0.mode == .async }.map {
-            AsyncProjectorRunner(projector: $0, client: client, logger: logger)
+            AsyncProjectorRunner(projector: $0, client: client, batchSize: $0.batchSize, logger: logger)
         }
         daemon = AsyncProjectionDaemon(runners: runners, listener: listener, pollInterval: pollInterval, logger: logger)
     }

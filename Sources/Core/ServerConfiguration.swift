@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var migrateOnStart: Bool
     public var logLevel: Logger.Level
     public var maxBodyBytes: Int
+    /// The limit for ingestion batches (`/api/v1/ingest/*`), which are larger than other requests.
+    public var maxIngestBytes: Int
     public var projectorPollInterval: Duration
     public var databaseMaxConnections: Int
     /// Local state of a development setup (the generated signing key).
@@ -73,6 +75,7 @@ public struct ServerConfiguration: Sendable {
             migrateOnStart: migrate,
             logLevel: level,
             maxBodyBytes: try integer("MAX_BODY_BYTES", default: 1_048_576, in: 1_024...104_857_600),
+            maxIngestBytes: try integer("MAX_INGEST_BYTES", default: 33_554_432, in: 1_024...1_073_741_824),
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
             databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
             dataDirectory: dataDirectory,

@@ -21,11 +21,15 @@ public protocol Projector: Sendable {
     var tables: [String] { get }
     /// The event types it reads; nil for every event.
     var eventTypes: [String]? { get }
+    /// Events per batch when it runs async.
+    var batchSize: Int { get }
     /// Applies a batch in log order. Must give the same rows however the log is cut into batches.
     func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws
 }
 
 extension Projector {
+    public var batchSize: Int { 1_000 }
+
     func accepts(_ event: RecordedEvent) -> Bool {
         eventTypes.map { $0.contains(event.type) } ?? true
     }

@@ -47,7 +47,7 @@ struct Serve: AsyncParsableCommand {
         // so this happens before the group starts; the pool is used once the group runs.
         let dependencies = try await AppDependencies(
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
-            maxBodyBytes: configuration.maxBodyBytes)
+            maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),

@@ -263,6 +263,7 @@ import TestSupport
                 changes += 1
             }
             try await SavingsHistory.write(http, owner: token)
+            try await HealthHistory.write(http, owner: token)
             // Finance: categories, budget steps (set, changed, ended), transactions changed and deleted.
             var categoryIds: [String] = []
             for (n, kind) in ["expense", "expense", "income"].enumerated() {
@@ -310,10 +311,11 @@ import TestSupport
             }
             let projectors = AreaCatalog.projectors.filter { $0.mode == .inline }
             let savingsBefore = try await http.call(.get, "/api/v1/savings/overview", token: token).text
-            #expect(Set(projectors.map(\.name)).isSuperset(of: ["accounts", "habits", "tasks", "finance", "savings", "stream_summary"]))
+            #expect(Set(projectors.map(\.name)).isSuperset(of: [
+                "accounts", "habits", "tasks", "finance", "savings", "health-records", "health-settings", "stream_summary"]))
             var before: [String: [String]] = [:]
             for table in projectors.flatMap(\.tables) {
-                before[table] = try await ProjectionFixtures.dump(table, orderBy: "1", client: harness.client)
+                before[table] = try await ProjectionFixtures.dump(table, orderBy: "t::text", client: harness.client)
                 #expect(before[table]?.isEmpty == false, "\(table) holds nothing to compare")
             }
             #expect((before["rm_habit_logs"] ?? []).count > 50)
@@ -324,7 +326,7 @@ import TestSupport
                 for projector in projectors { _ = try await rebuilder.rebuild(projector) }
             }
             for table in projectors.flatMap(\.tables) {
-                let after = try await ProjectionFixtures.dump(table, orderBy: "1", client: harness.client)
+                let after = try await ProjectionFixtures.dump(table, orderBy: "t::text", client: harness.client)
                 #expect(after == before[table], "\(table)")
             }
             #expect(try await http.call(.get, "/api/v1/habits", token: token).text == habitsBefore)

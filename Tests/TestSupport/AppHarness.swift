@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresNIO
+import Projections
 
 /// An application on its own database, driven through HTTP by HummingbirdTesting.
 public struct AppHarness: Sendable {
@@ -18,18 +19,34 @@ public struct AppHarness: Sendable {
     public static let keys = [SigningKey(kid: "test-1", secret: "test-secret-0123456789-0123456789-abcdef")]
 
     /// Runs `body` with a fresh database and an application built the way `serve` builds it.
+    /// With `asyncProjectors`, the async projectors follow the log while `body` runs, as in
+    /// `serve` (polling every 20 ms, no listener), so reads with `min_position` see their writes.
     public static func with(
-        keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576, now: Date = Date(),
+        keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, now: Date = Date(),
+        asyncProjectors: Bool = false,
         _ body: @Sendable (AppHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withAppClient { database, client in
             let clock = MutableClock(now)
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
             let dependencies = try await AppDependencies(
-                client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes)
+                client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes,
+                maxIngestBytes: maxIngestBytes)
             let app = buildApplication(dependencies)
             let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
-            try await app.test(.router) { http in try await body(harness, http) }
+            guard asyncProjectors else {
+                try await app.test(.router) { http in try await body(harness, http) }
+                return
+            }
+            let runners = dependencies.projectors.filter { $0.mode == .async }.map {
+                AsyncProjectorRunner(projector: $0, client: client, batchSize: $0.batchSize, logger: TestDatabase.logger)
+            }
+            let daemon = AsyncProjectionDaemon(runners: runners, listener: nil, pollInterval: .milliseconds(20), logger: TestDatabase.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await daemon.run() }
+                try await app.test(.router) { http in try await body(harness, http) }
+                group.cancelAll()
+            }
         }
     }
 }
@@ -76,5 +93,13 @@ extension TestClientProtocol {
     public func register(_ email: String, password: String = "correct horse battery", timezone: String = "Europe/Belgrade") async throws -> JSONResponse {
         try await call(.post, "/api/v1/auth/register",
                        json: #"{"email":"\#(email)","password":"\#(password)","name":"Test User","timezone":"\#(timezone)"}"#)
+    }
+}
+
+extension AppHarness {
+    /// The one integer a counting query answers (`SELECT count(*) …`).
+    public func count(_ query: PostgresQuery) async throws -> Int {
+        for try await value in try await client.query(query).decode(Int.self) { return value }
+        return 0
     }
 }

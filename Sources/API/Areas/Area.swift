@@ -41,6 +41,7 @@ public enum AreaCatalog {
         TasksArea.self,
         FinanceArea.self,
         SavingsArea.self,
+        HealthArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

@@ -8,6 +8,11 @@ public enum HealthEvent {
     public static let settingsStreamType = "health-settings"
     public static func settingsStreamId(_ userId: UUID) -> String { "health-settings-\(userId.uuidString.lowercased())" }
 
+    /// The events that change a day's figures or a night.
+    public static let affectingDays = [
+        RecordsStored.type, RecordsDeleted.type, ManualValueSet.type, ManualValueCleared.type, SourcePriorityChanged.type,
+    ]
+
     /// New items, and new values for items already stored, from one ingestion request (a batch
     /// is cut into events of at most `HealthIngestDecider.recordsPerEvent`). Only what changes
     /// is recorded: a re-sent batch adds nothing to the log.
@@ -73,5 +78,15 @@ public enum HealthEvent {
         public static let type = "health.source_priority_changed"
         public var priority: HealthSourcePriority
         public init(priority: HealthSourcePriority) { self.priority = priority }
+    }
+
+    /// A settings stream's event in its current shape.
+    public static func decodeSettings(type: String, version: Int16, json: String) throws -> (any DomainEvent)? {
+        switch type {
+        case ManualValueSet.type: try EventUpcasting.decode(ManualValueSet.self, type: type, version: version, json: json)
+        case ManualValueCleared.type: try EventUpcasting.decode(ManualValueCleared.self, type: type, version: version, json: json)
+        case SourcePriorityChanged.type: try EventUpcasting.decode(SourcePriorityChanged.self, type: type, version: version, json: json)
+        default: nil
+        }
     }
 }

@@ -1,0 +1,189 @@
+import Core
+import Domain
+import EventStore
+import Foundation
+import Hummingbird
+import Projections
+
+/// Health: ingestion from devices and exporters (`/api/v1/ingest/*`) and the health reads
+/// (`/api/v1/health/*`). Every format is a decoder into one `HealthIntake`; the rest is shared.
+public struct HealthArea: Area {
+    public static let name = "Health"
+    public static let projectors: [any Projector] = [HealthRecordsProjector(), HealthSettingsProjector(), HealthDailyProjector()]
+    public static let openAPIPart = "health"
+    /// Items in one request at most; a larger batch is 413 (send it in parts).
+    static let maxItems = 50_000
+    let health: HealthService
+
+    public init(_ context: AreaContext) {
+        health = HealthService(store: context.store, clock: context.clock, logger: context.logger)
+    }
+
+    public func register(on api: RouterGroup<AppRequestContext>) {
+        let health = self.health
+        let ingest = api.group("ingest", context: IngestionRequestContext.self)
+        ingest.post("health") { request, context in
+            try await Self.ingest(request, context, health) { try NativeHealthFormat.decode($0) }
+        }
+
+        let reads = api.group("health", context: UserRequestContext.self)
+        reads.get("daily") { request, context in
+            let (from, to) = try await Self.range(request, context, health)
+            let metrics = try Self.metrics(request)
+            return try await Self.read(request, context, health) { asOf in
+                let days = try await health.days(context.userId, from: from, to: to, metrics: metrics)
+                return HealthDailyDTO(asOfPosition: asOf.description, days: days.map(HealthDayDTO.init))
+            }
+        }
+        reads.get("latest") { request, context in
+            try await Self.read(request, context, health) { _ in
+                Items(items: try await health.latest(context.userId).map(HealthLatestDTO.init))
+            }
+        }
+        reads.get("sleep") { request, context in
+            let (from, to) = try await Self.range(request, context, health)
+            return try await Self.read(request, context, health) { asOf in
+                let nights = try await health.nights(context.userId, from: from, to: to)
+                return SleepNightsDTO(asOfPosition: asOf.description, items: nights.map(SleepNightDTO.init))
+            }
+        }
+        reads.get("sleep/{date}") { request, context in
+            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
+                throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
+            }
+            return try await Self.read(request, context, health) { _ in
+                guard let night = try await health.nights(context.userId, from: date, to: date).first else { throw ResourceError.notFound }
+                return SleepNightDTO(night)
+            }
+        }
+        reads.get("workouts") { request, context in
+            let (from, to) = try await Self.range(request, context, health)
+            return try await Self.read(request, context, health) { _ in
+                Items(items: try await health.workouts(context.userId, from: from, to: to).map(WorkoutDTO.init))
+            }
+        }
+        reads.get("heatmap") { request, context in
+            let metric = try Self.metric(request)
+            let (from, to) = try await Self.range(request, context, health, defaultDays: 365)
+            return try await Self.read(request, context, health) { asOf in
+                let cells = try await health.heatmap(context.userId, metric: metric, from: from, to: to)
+                return HealthHeatmapDTO(metric: metric.rawValue, unit: metric.unit, asOfPosition: asOf.description,
+                                        days: cells.map { .init(date: $0.date.description, value: $0.value.map(HealthFigures.rounded), level: $0.level) })
+            }
+        }
+        reads.get("trends") { request, context in
+            let metric = try Self.metric(request)
+            let days = try request.query("days").map { raw in
+                guard let days = Int(raw), [7, 30, 90].contains(days) else { throw ValidationFailure("days", "must be 7, 30 or 90") }
+                return days
+            } ?? 30
+            return try await Self.read(request, context, health) { asOf in
+                HealthTrendDTO(try await health.trend(context.userId, metric: metric, days: days), asOf: asOf)
+            }
+        }
+        reads.get("source-priority") { _, context in
+            SourcePriorityDTO(try await health.priority(context.userId))
+        }
+        reads.put("source-priority") { request, context in
+            let body = try await request.json(SourcePriorityBody.self, context: context)
+            let kinds = try body.order.enumerated().map { index, name in
+                guard let kind = HealthSourceKind(rawValue: name) else {
+                    throw ValidationFailure("order[\(index)]", "must be one of \(HealthSourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return kind
+            }
+            return SourcePriorityDTO(try await health.setPriority(context.command(), kinds))
+        }
+        reads.put("manual/{metric}/{date}") { request, context in
+            let (metric, date) = try Self.manualPath(context)
+            let body = try await request.json(ManualValueBody.self, context: context)
+            let position = try await health.setManual(context.command(), metric: metric, date: date, value: body.value, unit: body.unit)
+            let stored = metric.normalized(body.value, unit: body.unit) ?? body.value
+            return ManualValueDTO(metric: metric.rawValue, date: date.description, value: HealthFigures.rounded(stored), unit: metric.unit,
+                                  position: position?.description)
+        }
+        reads.delete("manual/{metric}/{date}") { _, context in
+            let (metric, date) = try Self.manualPath(context)
+            try await health.clearManual(context.command(), metric: metric, date: date)
+            return Response(status: .noContent)
+        }
+    }
+
+    /// Decodes with `decode`, refuses a batch over the limit, and ingests.
+    static func ingest(
+        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService,
+        decode: (Data) throws -> HealthIntake
+    ) async throws -> HealthIngestionDTO {
+        var request = request
+        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        guard body.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
+        let intake = try decode(Data(buffer: body))
+        guard intake.received <= maxItems else {
+            throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
+                          detail: "The batch has \(intake.received) items; send at most \(maxItems) per request.")
+        }
+        return HealthIngestionDTO(try await health.ingest(context.command(), deviceId: context.deviceId, intake))
+    }
+
+    /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical today.
+    static func range(_ request: Request, _ context: UserRequestContext, _ health: HealthService, defaultDays: Int = 30) async throws -> (LocalDate, LocalDate) {
+        let to: LocalDate
+        if let given = try request.queryDate("to") { to = given } else { to = try await health.logicalToday(context.userId) }
+        let from = try request.queryDate("from") ?? to.adding(days: -(defaultDays - 1))
+        guard from <= to else { throw ValidationFailure("from", "must not be after to") }
+        guard from.days(until: to) < 400 else { throw ValidationFailure("to", "must be within 400 days of from") }
+        return (from, to)
+    }
+
+    static func metric(_ request: Request) throws -> HealthMetric {
+        guard let raw = request.query("metric") else { throw ValidationFailure("metric", "is required") }
+        guard let metric = HealthMetric(rawValue: raw) else {
+            throw ValidationFailure("metric", "must be one of \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return metric
+    }
+
+    /// `?metrics=steps,heart_rate`; every metric when absent.
+    static func metrics(_ request: Request) throws -> [HealthMetric] {
+        guard let raw = request.query("metrics"), !raw.isEmpty else { return HealthMetric.allCases }
+        return try raw.split(separator: ",").map { name in
+            guard let metric = HealthMetric(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationFailure("metrics", "\(name) is not a metric; known: \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return metric
+        }
+    }
+
+    static func manualPath(_ context: UserRequestContext) throws -> (HealthMetric, LocalDate) {
+        guard let metric = context.parameters.get("metric").flatMap(HealthMetric.init(rawValue:)) else {
+            throw ValidationFailure("metric", "must be one of \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
+            throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
+        }
+        return (metric, date)
+    }
+
+    /// A read that honours `?min_position=`: it waits until the day read models have read past
+    /// that position and then answers `body` (given the position the read reflects), or after a
+    /// short wait answers 202 "not yet" with `Retry-After`, so a client never reads stale figures
+    /// as if they were its own write's.
+    static func read<Body: ResponseEncodable>(
+        _ request: Request, _ context: UserRequestContext, _ health: HealthService, _ body: (LogPosition) async throws -> Body
+    ) async throws -> Response {
+        let asked = try request.query("min_position").map { raw in
+            guard let position = LogPosition(text: raw) else {
+                throw ValidationFailure("min_position", "must be a position as an ingestion answer gives it (transaction/position)")
+            }
+            return position
+        }
+        let (caughtUp, asOf) = try await health.waitForDays(asked)
+        if !caughtUp, let asked {
+            var response = try NotYetDTO(minPosition: asked.description, asOfPosition: asOf.description).response(from: request, context: context)
+            response.status = .accepted
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        return try await body(asOf).response(from: request, context: context)
+    }
+}

@@ -1,0 +1,146 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+/// Health: ingestion (check, decide with `HealthIngestDecider`, append), the user's settings,
+/// and the reads behind `/api/v1/health`.
+public struct HealthService: Sendable {
+    let commands: CommandPath
+    let health: HealthReadModel
+    let users: AccountsReadModel
+    let clock: any WallClock
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        commands = CommandPath(store: store)
+        health = HealthReadModel(client: store.client, logger: logger)
+        users = AccountsReadModel(client: store.client, logger: logger)
+        self.clock = clock
+    }
+
+    func calendar(_ owner: UUID) async throws -> UserCalendar {
+        guard let calendar = try await users.calendar(owner) else { throw ResourceError.notFound }
+        return calendar
+    }
+
+    func samplesStream(_ owner: UUID) -> StreamName {
+        StreamName(id: HealthEvent.streamId(owner), ownerId: owner, type: HealthEvent.streamType)
+    }
+
+    /// Stores what is new in `intake` for the user; `deviceId` names the device key that sent it.
+    /// The whole request is one append (its records cut into events of bounded size), so it is
+    /// stored whole or not at all; a batch of thousands is a handful of statements.
+    public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake) async throws -> HealthIngestionReport {
+        let owner = context.userId
+        let calendar = try await calendar(owner)
+        let now = clock.now()
+        let checked = HealthIntakeRules.check(intake, timeZone: calendar.timeZone, now: now)
+        let command = HealthIngestDecider.Command(deviceId: deviceId, records: checked.records, deletions: checked.deletions)
+        let stream = samplesStream(owner)
+        let keys = checked.records.map(\.key), uuids = checked.records.compactMap(\.uuid) + checked.deletions
+        // The state the successful attempt decided on: the answer's counts are its tally.
+        var decidedOn = HealthIngestDecider.initial
+        let outcome = try await commands.run(
+            HealthIngestDecider.self, stream: stream, command: command, context: context, time: calendar.decisionTime(at: now)
+        ) {
+            let (records, version) = try await health.decisionState(owner, streamId: stream.id, keys: keys, uuids: uuids)
+            decidedOn = HealthIngestDecider.State(records: records)
+            return .init(state: decidedOn, streamVersion: version)
+        }
+        let tally = HealthIngestDecider.tally(decidedOn, command)
+        let position: LogPosition? = if let last = outcome.appended.last { last.position } else { try await health.lastPosition(ofStream: stream.id) }
+        if outcome.replayed {
+            // The same request (Idempotency-Key) was stored before: nothing of it is new now.
+            let items = checked.records.count
+            return HealthIngestionReport(
+                received: intake.received, inserted: 0, updated: 0, duplicates: items, deleted: 0, rejected: checked.errors.count,
+                skipped: checked.skipped + checked.deletions.count, errors: checked.errors, position: position)
+        }
+        return HealthIngestionReport(
+            received: intake.received, inserted: tally.inserted, updated: tally.updated, duplicates: tally.duplicates,
+            deleted: tally.removed.count, rejected: checked.errors.count, skipped: checked.skipped + tally.unknownDeletions,
+            errors: checked.errors, position: position)
+    }
+
+    // MARK: Settings
+
+    func settings(_ context: CommandContext, _ command: HealthSettingsDecider.Command) async throws -> CommandPath.Outcome {
+        let owner = context.userId
+        let time = try await calendar(owner).decisionTime(at: clock.now())
+        let stream = StreamName(id: HealthEvent.settingsStreamId(owner), ownerId: owner, type: HealthEvent.settingsStreamType)
+        return try await commands.run(HealthSettingsDecider.self, stream: stream, command: command, context: context, time: time) {
+            try await commands.folded(HealthSettingsDecider.self, stream) {
+                try HealthEvent.decodeSettings(type: $0.type, version: $0.schemaVersion, json: $0.data)
+            }
+        }
+    }
+
+    public func setManual(_ context: CommandContext, metric: HealthMetric, date: LocalDate, value: Double, unit: String?) async throws -> LogPosition? {
+        try await settings(context, .setManual(metric: metric, date: date, value: value, unit: unit)).appended.last?.position
+    }
+
+    public func clearManual(_ context: CommandContext, metric: HealthMetric, date: LocalDate) async throws {
+        try await settings(context, .clearManual(metric: metric, date: date))
+    }
+
+    public func setPriority(_ context: CommandContext, _ order: [HealthSourceKind]) async throws -> HealthSourcePriority {
+        try await settings(context, .setPriority(order))
+        return try await health.priority(context.userId)
+    }
+
+    public func priority(_ owner: UUID) async throws -> HealthSourcePriority {
+        try await health.priority(owner)
+    }
+
+    // MARK: Reads
+
+    /// Waits, briefly, until the day and night read models have read past `position`; false
+    /// when they have not within `timeout` (the client asks again).
+    public func waitForDays(_ position: LogPosition?, timeout: Duration = .seconds(3)) async throws -> (caughtUp: Bool, asOf: LogPosition) {
+        var asOf = try await health.daysPosition()
+        guard let position else { return (true, asOf) }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while asOf < position {
+            guard ContinuousClock.now < deadline else { return (false, asOf) }
+            try await Task.sleep(for: .milliseconds(10))
+            asOf = try await health.daysPosition()
+        }
+        return (true, asOf)
+    }
+
+    public func logicalToday(_ owner: UUID) async throws -> LocalDate {
+        try await calendar(owner).today(at: clock.now())
+    }
+
+    public func days(_ owner: UUID, from: LocalDate, to: LocalDate, metrics: [HealthMetric]) async throws -> [HealthDay] {
+        try await health.days(owner, from: from, to: to, metrics: metrics)
+    }
+
+    public func nights(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [SleepNight] {
+        try await health.nights(owner, from: from, to: to)
+    }
+
+    public func workouts(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [HealthRecord] {
+        async let found = health.workouts(owner, from: from, to: to)
+        async let priority = health.priority(owner)
+        return WorkoutMerge.merged(try await found, priority: try await priority)
+    }
+
+    public func latest(_ owner: UUID) async throws -> [HealthReadModel.Latest] {
+        try await health.latest(owner)
+    }
+
+    public func heatmap(_ owner: UUID, metric: HealthMetric, from: LocalDate, to: LocalDate) async throws -> [HealthHeatmap.Cell] {
+        let days = try await health.days(owner, from: from, to: to, metrics: [metric])
+        return HealthHeatmap.cells(from: from, to: to, values: Dictionary(days.map { ($0.date, $0.value) }, uniquingKeysWith: { $1 }))
+    }
+
+    public func trend(_ owner: UUID, metric: HealthMetric, days: Int) async throws -> HealthTrend {
+        let today = try await logicalToday(owner)
+        let from = today.adding(days: -(2 * days + HealthTrend.baselineLength))
+        let found = try await health.days(owner, from: from, to: today, metrics: [metric])
+        return HealthTrend.compute(metric: metric, days: days, today: today,
+                                   values: Dictionary(found.map { ($0.date, $0.value) }, uniquingKeysWith: { $1 }))
+    }
+}

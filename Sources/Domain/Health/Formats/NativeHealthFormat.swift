@@ -1,0 +1,132 @@
+import Foundation
+
+/// lifelog's own batch (`POST /api/v1/ingest/health`): samples, sleep, workouts and deletions,
+/// each item as documented. An item the reader cannot take (a missing field, a date that is not
+/// RFC 3339) is that item's error; the rest of the batch goes on.
+public enum NativeHealthFormat {
+    public static func decode(_ body: Data) throws(HealthFormatError) -> HealthIntake {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            throw HealthFormatError("the body must be a JSON object with samples, sleep, workouts and deletions")
+        }
+        for key in ["samples", "sleep", "workouts", "deletions"] where object[key] != nil && !(object[key] is [Any]) && !(object[key] is NSNull) {
+            throw HealthFormatError("\(key) must be an array")
+        }
+        var intake = HealthIntake()
+        for (index, item) in ((object["samples"] as? [Any]) ?? []).enumerated() {
+            var reader = ItemReader(item, path: "samples[\(index)]", index: index)
+            let metric = reader.string("metric"), value = reader.number("value"), unit = reader.optionalString("unit")
+            let start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
+            guard let metric, let value, let start, let end, let source, reader.errors.isEmpty else {
+                intake.errors += reader.errors
+                continue
+            }
+            intake.samples.append(.init(uuid: reader.optionalString("uuid"), metric: metric, value: value, unit: unit, start: start, end: end,
+                                        source: source, path: reader.path))
+        }
+        for (index, item) in ((object["sleep"] as? [Any]) ?? []).enumerated() {
+            var reader = ItemReader(item, path: "sleep[\(index)]", index: index)
+            let stage = reader.string("stage"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
+            guard let stage, let start, let end, let source, reader.errors.isEmpty else {
+                intake.errors += reader.errors
+                continue
+            }
+            intake.sleep.append(.init(uuid: reader.optionalString("uuid"), stage: stage, start: start, end: end, source: source, path: reader.path))
+        }
+        for (index, item) in ((object["workouts"] as? [Any]) ?? []).enumerated() {
+            var reader = ItemReader(item, path: "workouts[\(index)]", index: index)
+            let type = reader.string("type"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
+            let energy = reader.optionalNumber("active_energy_kcal"), distance = reader.optionalNumber("distance_m")
+            let heartRate = reader.optionalNumber("avg_heart_rate")
+            guard let type, let start, let end, let source, reader.errors.isEmpty else {
+                intake.errors += reader.errors
+                continue
+            }
+            intake.workouts.append(.init(uuid: reader.optionalString("uuid"), type: type, start: start, end: end, activeEnergyKcal: energy,
+                                         distanceM: distance, avgHeartRate: heartRate, source: source, path: reader.path))
+        }
+        for (index, item) in ((object["deletions"] as? [Any]) ?? []).enumerated() {
+            guard let uuid = item as? String else {
+                intake.errors.append(HealthItemError(index: index, field: "deletions[\(index)]", message: "must be a uuid string"))
+                continue
+            }
+            intake.deletions.append(uuid)
+        }
+        return intake
+    }
+
+    /// Reads one item's fields, collecting what is wrong with them.
+    struct ItemReader {
+        let object: [String: Any]?
+        let path: String
+        let index: Int
+        var errors: [HealthItemError] = []
+
+        init(_ item: Any, path: String, index: Int) {
+            object = item as? [String: Any]
+            self.path = path
+            self.index = index
+            if object == nil { errors.append(HealthItemError(index: index, field: path, message: "must be an object")) }
+        }
+
+        mutating func fail(_ field: String, _ message: String) {
+            errors.append(HealthItemError(index: index, field: "\(path).\(field)", message: message))
+        }
+
+        mutating func string(_ key: String) -> String? {
+            guard let object else { return nil }
+            guard let text = object[key] as? String, !text.isEmpty else { fail(key, "is required (a string)"); return nil }
+            return text
+        }
+
+        func optionalString(_ key: String) -> String? { object?[key] as? String }
+
+        mutating func number(_ key: String) -> Double? {
+            guard let object else { return nil }
+            guard let value = Self.double(object[key]) else { fail(key, "is required (a number)"); return nil }
+            return value
+        }
+
+        mutating func optionalNumber(_ key: String) -> Double? {
+            guard let raw = object?[key], !(raw is NSNull) else { return nil }
+            guard let value = Self.double(raw) else { fail(key, "must be a number"); return nil }
+            return value
+        }
+
+        mutating func instant(_ key: String) -> Date? {
+            guard let object else { return nil }
+            guard let text = object[key] as? String else { fail(key, "is required (an RFC 3339 instant)"); return nil }
+            guard let date = RFC3339.parse(text) else { fail(key, "must be an RFC 3339 instant with an offset, such as 2024-01-15T07:00:00Z"); return nil }
+            return date
+        }
+
+        mutating func source() -> HealthSource? {
+            guard let object else { return nil }
+            guard let source = object["source"] as? [String: Any], let name = source["name"] as? String, !name.isEmpty, name.count <= 200 else {
+                fail("source", "is required: {name, kind}")
+                return nil
+            }
+            let kindText = source["kind"] as? String
+            guard let kind = kindText.map({ HealthSourceKind(rawValue: $0) }) ?? .guessed(fromName: name) else {
+                fail("source.kind", "must be one of \(HealthSourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                return nil
+            }
+            return HealthSource(name: name, kind: kind, bundleId: source["bundle_id"] as? String)
+        }
+
+        /// A JSON number (not a boolean, which JSONSerialization also gives as NSNumber).
+        static func double(_ value: Any?) -> Double? {
+            guard let number = value as? NSNumber, !String(describing: type(of: number)).contains("Boolean") else { return nil }
+            return number.doubleValue
+        }
+    }
+}
+
+/// A body that is not the format at all (not JSON, or not its top-level shape): 400.
+public struct HealthFormatError: ProblemDescribing, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var status: Int { 400 }
+    public var slug: String { "malformed-request" }
+    public var title: String { "Malformed request" }
+    public var detail: String { message }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The rules of a user's health settings: manual day values (a coach's correction of a watch
+/// glitch, which later syncs do not overwrite) and the order of source kinds.
+public enum HealthSettingsDecider: Decider {
+    public struct State: Sendable, Equatable {
+        public var manual: [String: Double] = [:]
+        public var priority = HealthSourcePriority.default
+
+        static func key(_ metric: HealthMetric, _ date: LocalDate) -> String { "\(metric.rawValue)|\(date)" }
+    }
+
+    public enum Command: Sendable, Equatable {
+        /// A value in `unit`, checked and converted here like any sample's.
+        case setManual(metric: HealthMetric, date: LocalDate, value: Double, unit: String?)
+        case clearManual(metric: HealthMetric, date: LocalDate)
+        case setPriority([HealthSourceKind])
+    }
+
+    public static var initial: State { State() }
+
+    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [any DomainEvent] {
+        switch command {
+        case let .setManual(metric, date, value, unit):
+            guard let converted = metric.normalized(value, unit: unit) else {
+                throw ValidationFailure("unit", "\(unit ?? "") is not a unit of \(metric.rawValue)")
+            }
+            guard converted.isFinite, metric.plausibleRange.contains(converted) else {
+                throw ValidationFailure("value", "is outside what a \(metric.rawValue) figure can be")
+            }
+            guard date <= now.today else { throw ValidationFailure("date", "is in the future") }
+            if state.manual[State.key(metric, date)] == converted { return [] }
+            return [HealthEvent.ManualValueSet(metric: metric, date: date, value: converted)]
+        case let .clearManual(metric, date):
+            guard state.manual[State.key(metric, date)] != nil else { throw ResourceError.notFound }
+            return [HealthEvent.ManualValueCleared(metric: metric, date: date)]
+        case let .setPriority(order):
+            guard Set(order).count == order.count else { throw ValidationFailure("order", "names a kind twice") }
+            guard !order.isEmpty else { throw ValidationFailure("order", "must name at least one source kind") }
+            let priority = HealthSourcePriority(order: order)
+            return priority == state.priority ? [] : [HealthEvent.SourcePriorityChanged(priority: priority)]
+        }
+    }
+
+    public static func evolve(_ state: State, _ event: any DomainEvent) -> State {
+        var state = state
+        switch event {
+        case let set as HealthEvent.ManualValueSet: state.manual[State.key(set.metric, set.date)] = set.value
+        case let cleared as HealthEvent.ManualValueCleared: state.manual[State.key(cleared.metric, cleared.date)] = nil
+        case let changed as HealthEvent.SourcePriorityChanged: state.priority = changed.priority
+        default: break
+        }
+        return state
+    }
+}

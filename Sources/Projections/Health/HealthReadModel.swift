@@ -1,0 +1,165 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Reads of the health read models.
+public struct HealthReadModel: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The stored items a batch's items could be (same key or uuid), and the user's health
+    /// stream version, from one snapshot: the rows are what the version says.
+    public func decisionState(_ owner: UUID, streamId: String, keys: [String], uuids: [String]) async throws -> (records: [HealthRecord], version: Int64) {
+        var version: Int64 = 0
+        var records: [HealthRecord] = []
+        let rows = try await client.query("""
+            WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version)
+            SELECT v.version, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date::text, r.source_name, r.source_kind,
+                   r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
+            FROM v LEFT JOIN rm_health_records r
+              ON r.owner_id = \(owner) AND (r.key = ANY(\(keys)::text[]) OR r.uuid = ANY(\(uuids)::text[]))
+            """, logger: logger)
+        for try await row in rows.decode((Int64, String?, String?, String?, Double?, Int64?, Int64?, String?, String?, String?, String?, String?,
+                                          Double?, Double?, Double?).self) {
+            version = row.0
+            guard let kindText = row.2, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.3, let start = row.5, let end = row.6,
+                  let dateText = row.7, let date = LocalDate(dateText), let sourceName = row.8, let sourceKind = row.9,
+                  let seriesText = row.11, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
+            let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: row.10)
+            records.append(HealthRecord(
+                uuid: row.1, kind: kind, name: name, value: row.4, startSeconds: start, endSeconds: end, date: date, source: source,
+                series: series, workout: kind == .workout ? .init(activeEnergyKcal: row.12, distanceM: row.13, avgHeartRate: row.14) : nil))
+        }
+        return (records, version)
+    }
+
+    /// The position of the last event of a stream (what a client waits for after a write that
+    /// found nothing new to store), nil when the stream has none.
+    public func lastPosition(ofStream streamId: String) async throws -> LogPosition? {
+        let rows = try await client.query("""
+            SELECT transaction_id::text, global_position FROM events WHERE stream_id = \(streamId) ORDER BY stream_version DESC LIMIT 1
+            """, logger: logger)
+        for try await (tx, position) in rows.decode((String, Int64).self) {
+            return try LogPosition(transactionText: tx, globalPosition: position)
+        }
+        return nil
+    }
+
+    /// How far the day and night read models have read the log.
+    public func daysPosition() async throws -> LogPosition {
+        try await client.withConnection { connection in
+            try await Checkpoints.read(HealthDailyProjector().name, on: connection, logger: logger)
+        }
+    }
+
+    public func days(_ owner: UUID, from: LocalDate, to: LocalDate, metrics: [HealthMetric]) async throws -> [HealthDay] {
+        let names = metrics.map(\.rawValue)
+        var days: [HealthDay] = []
+        let rows = try await client.query("""
+            SELECT date::text, metric, value, min, max, source, samples, decided_by FROM rm_health_daily
+            WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date AND metric = ANY(\(names)::text[])
+            ORDER BY date, metric
+            """, logger: logger)
+        for try await (date, metric, value, min, max, source, samples, decidedBy) in rows.decode(
+            (String, String, Double, Double?, Double?, String?, Int32, String).self
+        ) {
+            guard let date = LocalDate(date), let metric = HealthMetric(rawValue: metric),
+                  let decided = HealthDay.DecidedBy(rawValue: decidedBy) else { continue }
+            days.append(HealthDay(date: date, metric: metric, value: value, min: min, max: max, source: source,
+                                  samples: Int(samples), decidedBy: decided))
+        }
+        return days
+    }
+
+    public func nights(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [SleepNight] {
+        var nights: [SleepNight] = []
+        let rows = try await client.query("""
+            SELECT date::text, asleep_minutes, in_bed_minutes, awake_minutes, core_minutes, deep_minutes, rem_minutes, start_s, end_s,
+                   source, segments::text
+            FROM rm_health_sleep WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            ORDER BY date
+            """, logger: logger)
+        for try await row in rows.decode((String, Int32, Int32, Int32, Int32, Int32, Int32, Int64, Int64, String, String).self) {
+            guard let date = LocalDate(row.0) else { continue }
+            let segments = try EventCoding.decode([SleepNight.Segment].self, from: row.10)
+            nights.append(SleepNight(
+                date: date, asleepMinutes: Int(row.1), inBedMinutes: Int(row.2), awakeMinutes: Int(row.3), coreMinutes: Int(row.4),
+                deepMinutes: Int(row.5), remMinutes: Int(row.6), startSeconds: row.7, endSeconds: row.8, source: row.9, segments: segments))
+        }
+        return nights
+    }
+
+    /// Workouts that start on the dates, every source's (merging is the caller's, by priority).
+    public func workouts(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [HealthRecord] {
+        var found: [HealthRecord] = []
+        let rows = try await client.query("""
+            SELECT uuid, name, start_s, end_s, local_date::text, source_name, source_kind, source_bundle, energy_kcal, distance_m, avg_hr
+            FROM rm_health_records
+            WHERE owner_id = \(owner) AND kind = 'workout' AND local_date BETWEEN \(from.description)::date AND \(to.description)::date
+            """, logger: logger)
+        for try await row in rows.decode((String?, String, Int64, Int64, String, String, String, String?, Double?, Double?, Double?).self) {
+            guard let date = LocalDate(row.4) else { continue }
+            found.append(HealthRecord(
+                uuid: row.0, kind: .workout, name: row.1, value: nil, startSeconds: row.2, endSeconds: row.3, date: date,
+                source: HealthSource(name: row.5, kind: HealthSourceKind(rawValue: row.6) ?? .app, bundleId: row.7), series: .sample,
+                workout: .init(activeEnergyKcal: row.8, distanceM: row.9, avgHeartRate: row.10)))
+        }
+        return found
+    }
+
+    public struct Latest: Sendable {
+        public var metric: HealthMetric
+        public var value: Double
+        public var start: Int64
+        public var end: Int64
+        public var source: String
+    }
+
+    /// The newest reading of each metric.
+    public func latest(_ owner: UUID) async throws -> [Latest] {
+        var found: [Latest] = []
+        let rows = try await client.query("""
+            SELECT DISTINCT ON (name) name, value, start_s, end_s, source_name FROM rm_health_records
+            WHERE owner_id = \(owner) AND kind = 'quantity' AND value IS NOT NULL
+            ORDER BY name, end_s DESC, start_s DESC, key
+            """, logger: logger)
+        for try await (name, value, start, end, source) in rows.decode((String, Double, Int64, Int64, String).self) {
+            guard let metric = HealthMetric(rawValue: name) else { continue }
+            found.append(Latest(metric: metric, value: value, start: start, end: end, source: source))
+        }
+        return found
+    }
+
+    public func priority(_ owner: UUID) async throws -> HealthSourcePriority {
+        try await client.withConnection { connection in
+            try await Self.priorities([owner], on: connection, logger: logger)[owner] ?? .default
+        }
+    }
+
+    /// Each user's source priority (the default for users who never set one).
+    public static func priorities(_ owners: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [UUID: HealthSourcePriority] {
+        var found: [UUID: HealthSourcePriority] = [:]
+        let rows = try await connection.query("""
+            SELECT owner_id, priority FROM rm_health_settings WHERE owner_id = ANY(\(owners)::uuid[])
+            """, logger: logger)
+        for try await (owner, order) in rows.decode((UUID, [String]).self) {
+            found[owner] = HealthSourcePriority(order: order.compactMap(HealthSourceKind.init(rawValue:)))
+        }
+        return found
+    }
+
+    /// The manual values of a user's health settings stream, for its decider.
+    public func manualValues(_ owner: UUID) async throws -> Set<String> {
+        var found = Set<String>()
+        let rows = try await client.query("SELECT metric, date::text FROM rm_health_manual WHERE owner_id = \(owner)", logger: logger)
+        for try await (metric, date) in rows.decode((String, String).self) { found.insert("\(metric)|\(date)") }
+        return found
+    }
+}

@@ -1,0 +1,316 @@
+import API
+import Domain
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+/// Health ingestion through the native batch, and the day, night and workout reads it feeds.
+/// The user lives in Europe/Belgrade (UTC+1 in March); "now" is 2026-03-10 12:00 UTC.
+@Suite struct HealthIngestionTests {
+    static let now = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
+
+    static func sample(_ metric: String, _ value: Double, _ start: String, _ end: String, source: String, kind: String,
+                       unit: String? = nil, uuid: String? = nil) -> String {
+        var fields = [#""metric":"\#(metric)""#, #""value":\#(value)"#, #""start":"\#(start)""#, #""end":"\#(end)""#,
+                      #""source":{"name":"\#(source)","kind":"\#(kind)"}"#]
+        if let unit { fields.append(#""unit":"\#(unit)""#) }
+        if let uuid { fields.append(#""uuid":"\#(uuid)""#) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    static func batch(samples: [String] = [], sleep: [String] = [], workouts: [String] = [], deletions: [String] = []) -> String {
+        let quoted = deletions.map { "\"\($0)\"" }
+        return #"{"samples":[\#(samples.joined(separator: ","))],"sleep":[\#(sleep.joined(separator: ","))],"#
+            + #""workouts":[\#(workouts.joined(separator: ","))],"deletions":[\#(quoted.joined(separator: ","))]}"#
+    }
+
+    static func counts(_ response: JSONResponse) -> [String: Int] {
+        var found: [String: Int] = [:]
+        for key in ["received", "inserted", "updated", "duplicates", "deleted", "rejected", "skipped"] {
+            found[key] = response.object[key] as? Int
+        }
+        return found
+    }
+
+    /// The day rows of one metric, after waiting for `position`.
+    static func days(_ http: some TestClientProtocol, _ token: String, _ metric: String, position: String?,
+                     from: String = "2026-03-01", to: String = "2026-03-10") async throws -> [[String: Any]] {
+        let wait = position.map { "&min_position=\($0)" } ?? ""
+        let answer = try await http.call(.get, "/api/v1/health/daily?from=\(from)&to=\(to)&metrics=\(metric)\(wait)", token: token)
+        #expect(answer.status == .ok, "\(answer.text)")
+        return answer.object["days"] as? [[String: Any]] ?? []
+    }
+
+    @Test func aWatchAndAPhoneOverOneWalkCountOnceAndAPhoneOnlyWalkAdds() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
+            let token = try #require(try await http.register("walker@example.com").string("access_token"))
+            let body = Self.batch(samples: [
+                Self.sample("steps", 1_000, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Apple Watch", kind: "watch"),
+                Self.sample("steps", 900, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "iPhone", kind: "phone"),
+                Self.sample("steps", 500, "2026-03-09T17:00:00Z", "2026-03-09T17:05:00Z", source: "iPhone", kind: "phone"),
+                Self.sample("heart_rate", 60, "2026-03-09T08:00:00Z", "2026-03-09T08:00:00Z", source: "Apple Watch", kind: "watch"),
+                Self.sample("heart_rate", 80, "2026-03-09T09:00:00Z", "2026-03-09T09:00:00Z", source: "Apple Watch", kind: "watch"),
+            ])
+            let first = try await http.call(.post, "/api/v1/ingest/health", token: token, json: body)
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(Self.counts(first) == ["received": 5, "inserted": 5, "updated": 0, "duplicates": 0, "deleted": 0, "rejected": 0, "skipped": 0])
+            let position = try #require(first.string("position"))
+
+            let steps = try await Self.days(http, token, "steps", position: position)
+            #expect(steps.count == 1)
+            #expect(steps.first?["date"] as? String == "2026-03-09")
+            #expect(steps.first?["value"] as? Double == 1_500)
+            #expect(steps.first?["unit"] as? String == "count")
+            #expect(steps.first?["source"] as? String == "Apple Watch")
+            #expect(steps.first?["decided_by"] as? String == "samples")
+            let heart = try await Self.days(http, token, "heart_rate", position: position)
+            #expect(heart.first?["value"] as? Double == 70)
+            #expect(heart.first?["min"] as? Double == 60)
+            #expect(heart.first?["max"] as? Double == 80)
+
+            // The same batch again (a retry): every item a duplicate, nothing new in the log.
+            let again = try await http.call(.post, "/api/v1/ingest/health", token: token, json: body)
+            #expect(Self.counts(again) == ["received": 5, "inserted": 0, "updated": 0, "duplicates": 5, "deleted": 0, "rejected": 0, "skipped": 0])
+            #expect(again.string("position") == position)
+            let events = try await harness.count("SELECT count(*) FROM events WHERE event_type = 'health.records_stored'")
+            #expect(events == 1)
+        }
+    }
+
+    @Test func oneBadItemIsRejectedWithItsReasonAndTheRestAreStored() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("mixed@example.com").string("access_token"))
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 100, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch"),
+                Self.sample("mood", 3, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 100, "2026-03-09T08:10:00Z", "2026-03-09T08:00:00Z", source: "Watch", kind: "watch"),
+                Self.sample("heart_rate", 400, "2026-03-09T08:00:00Z", "2026-03-09T08:00:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 100, "2026-03-12T08:00:00Z", "2026-03-12T08:10:00Z", source: "Watch", kind: "watch"),
+                #"{"metric":"steps","value":"many","start":"2026-03-09T08:00:00Z","end":"2026-03-09T08:10:00Z","source":{"name":"Watch"}}"#,
+            ]))
+            #expect(answer.status == .ok)
+            #expect(Self.counts(answer)["inserted"] == 1)
+            #expect(Self.counts(answer)["rejected"] == 5)
+            let errors = answer.object["errors"] as? [[String: Any]] ?? []
+            #expect(errors.map { $0["field"] as? String ?? "" } == [
+                "samples[5].value", "samples[1].metric", "samples[2].end", "samples[3].value", "samples[4].end",
+            ])
+            #expect(errors.map { $0["index"] as? Int ?? -1 } == [5, 1, 2, 3, 4])
+            let steps = try await Self.days(http, token, "steps", position: answer.string("position"))
+            #expect(steps.first?["value"] as? Double == 100)
+        }
+    }
+
+    @Test func aBodyThatIsNotABatchIsRefusedWhole() async throws {
+        try await AppHarness.with(now: Self.now) { harness, http in
+            let token = try #require(try await http.register("broken@example.com").string("access_token"))
+            for body in ["not json", "[1,2]", #"{"samples": 3}"#] {
+                let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: body)
+                #expect(answer.status == .badRequest, "\(body)")
+                #expect(answer.headers[.contentType] == "application/problem+json")
+            }
+            // Over 50,000 items: 413, and nothing of it is stored.
+            let many = (0..<50_001).map { "u\($0)" }
+            let big = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(
+                samples: [Self.sample("steps", 1, "2026-03-09T08:00:00Z", "2026-03-09T08:01:00Z", source: "Watch", kind: "watch")],
+                deletions: many))
+            #expect(big.status == .contentTooLarge)
+            #expect(try await harness.count("SELECT count(*) FROM rm_health_records") == 0)
+        }
+    }
+
+    @Test func unitsAreConvertedOnTheWayInAndEveryReadSaysItsUnit() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("units@example.com").string("access_token"))
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("active_energy", 418.4, "2026-03-09T08:00:00Z", "2026-03-09T09:00:00Z", source: "Watch", kind: "watch", unit: "kJ"),
+                Self.sample("body_mass", 154, "2026-03-09T07:00:00Z", "2026-03-09T07:00:00Z", source: "Scale", kind: "scale", unit: "lb"),
+                Self.sample("distance", 2, "2026-03-09T08:00:00Z", "2026-03-09T09:00:00Z", source: "Watch", kind: "watch", unit: "mi"),
+                Self.sample("spo2", 0.97, "2026-03-08T03:00:00Z", "2026-03-08T03:00:00Z", source: "Watch", kind: "watch", unit: "%"),
+                Self.sample("spo2", 95, "2026-03-09T03:00:00Z", "2026-03-09T03:00:00Z", source: "Watch", kind: "watch", unit: "%"),
+            ]))
+            let position = answer.string("position")
+            let energy = try await Self.days(http, token, "active_energy", position: position)
+            #expect(energy.first?["value"] as? Double == 100)
+            #expect(energy.first?["unit"] as? String == "kcal")
+            let mass = try await Self.days(http, token, "body_mass", position: position)
+            #expect(mass.first?["value"] as? Double == 69.853)
+            #expect(mass.first?["unit"] as? String == "kg")
+            let distance = try await Self.days(http, token, "distance", position: position)
+            #expect(distance.first?["value"] as? Double == 3_218.688)
+            #expect(distance.first?["unit"] as? String == "m")
+            let spo2 = try await Self.days(http, token, "spo2", position: position)
+            #expect(spo2.map { $0["value"] as? Double } == [97, 95])
+            #expect(spo2.first?["unit"] as? String == "%")
+        }
+    }
+
+    @Test func aManualValueOutlivesLaterSyncsUntilItIsRemoved() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("coach@example.com").string("access_token"))
+            let glitch = Self.sample("steps", 90_000, "2026-03-09T08:00:00Z", "2026-03-09T09:00:00Z", source: "Watch", kind: "watch")
+            _ = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [glitch]))
+            let manual = try await http.call(.put, "/api/v1/health/manual/steps/2026-03-09", token: token, json: #"{"value": 9000}"#)
+            #expect(manual.status == .ok, "\(manual.text)")
+            let later = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 5_000, "2026-03-09T12:00:00Z", "2026-03-09T13:00:00Z", source: "Watch", kind: "watch"),
+            ]))
+            var steps = try await Self.days(http, token, "steps", position: later.string("position"))
+            #expect(steps.first?["value"] as? Double == 9_000)
+            #expect(steps.first?["decided_by"] as? String == "manual")
+
+            let removed = try await http.call(.delete, "/api/v1/health/manual/steps/2026-03-09", token: token)
+            #expect(removed.status == .noContent)
+            #expect(try await http.call(.delete, "/api/v1/health/manual/steps/2026-03-09", token: token).status == .notFound)
+            // Nothing newer to wait for than the removal: the settings stream's last event.
+            let after = try await http.call(.put, "/api/v1/health/manual/steps/2026-03-08", token: token, json: #"{"value": 1}"#)
+            steps = try await Self.days(http, token, "steps", position: after.string("position"))
+            #expect(steps.first { $0["date"] as? String == "2026-03-09" }?["value"] as? Double == 95_000)
+            #expect(steps.first { $0["date"] as? String == "2026-03-09" }?["decided_by"] as? String == "samples")
+            // A manual value is checked like a sample: a future date or an impossible value is 422.
+            #expect(try await http.call(.put, "/api/v1/health/manual/steps/2026-03-20", token: token, json: #"{"value": 1}"#).status.code == 422)
+            #expect(try await http.call(.put, "/api/v1/health/manual/heart_rate/2026-03-09", token: token, json: #"{"value": 0}"#).status.code == 422)
+        }
+    }
+
+    @Test func aDeletionByUUIDRemovesTheSampleFromEveryRead() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("deleter@example.com").string("access_token"))
+            let id = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+            _ = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 700, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: id),
+                Self.sample("steps", 300, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
+            ]))
+            let deleted = try await http.call(.post, "/api/v1/ingest/health", token: token,
+                                              json: Self.batch(deletions: [id.lowercased(), "never-sent"]))
+            #expect(Self.counts(deleted)["deleted"] == 1)
+            #expect(Self.counts(deleted)["skipped"] == 1)
+            let steps = try await Self.days(http, token, "steps", position: deleted.string("position"))
+            #expect(steps.first?["value"] as? Double == 300)
+            let latest = try await http.call(.get, "/api/v1/health/latest", token: token)
+            #expect((latest.object["items"] as? [[String: Any]])?.first?["value"] as? Double == 300)
+        }
+    }
+
+    @Test func sleepCountsForTheMorningItEndsOnFromTheHigherPrioritySource() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("sleeper@example.com").string("access_token"))
+            func segment(_ stage: String, _ start: String, _ end: String, _ source: String, _ kind: String) -> String {
+                #"{"stage":"\#(stage)","start":"\#(start)","end":"\#(end)","source":{"name":"\#(source)","kind":"\#(kind)"}}"#
+            }
+            // 23:00 to 07:00 Belgrade time (UTC+1), across midnight; a ring saw a shorter night.
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(sleep: [
+                segment("in_bed", "2026-03-08T21:50:00Z", "2026-03-09T06:10:00Z", "Watch", "watch"),
+                segment("core", "2026-03-08T22:00:00Z", "2026-03-09T01:00:00Z", "Watch", "watch"),
+                segment("deep", "2026-03-09T01:00:00Z", "2026-03-09T02:30:00Z", "Watch", "watch"),
+                segment("awake", "2026-03-09T02:30:00Z", "2026-03-09T02:40:00Z", "Watch", "watch"),
+                segment("rem", "2026-03-09T02:40:00Z", "2026-03-09T04:00:00Z", "Watch", "watch"),
+                segment("core", "2026-03-09T03:30:00Z", "2026-03-09T06:00:00Z", "Watch", "watch"),
+                segment("asleep", "2026-03-08T23:00:00Z", "2026-03-09T05:00:00Z", "Ring", "ring"),
+            ]))
+            #expect(Self.counts(answer)["inserted"] == 7)
+            let position = try #require(answer.string("position"))
+            let night = try await http.call(.get, "/api/v1/health/sleep/2026-03-09?min_position=\(position)", token: token)
+            #expect(night.status == .ok, "\(night.text)")
+            #expect(night.string("source") == "Watch")
+            // Asleep: 22:00–02:30 and 02:40–06:00 (the overlapping REM and core merge): 470 minutes.
+            #expect(night.object["asleep_minutes"] as? Int == 470)
+            #expect(night.object["deep_minutes"] as? Int == 90)
+            #expect(night.object["awake_minutes"] as? Int == 10)
+            #expect(night.object["in_bed_minutes"] as? Int == 500)
+            #expect(night.string("start") == "2026-03-08T22:00:00Z")
+            #expect(night.string("end") == "2026-03-09T06:00:00Z")
+            #expect((night.object["segments"] as? [[String: Any]])?.count == 6)
+            let range = try await http.call(.get, "/api/v1/health/sleep?from=2026-03-08&to=2026-03-10", token: token)
+            #expect((range.object["items"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2026-03-09"])
+            #expect(try await http.call(.get, "/api/v1/health/sleep/2026-03-08", token: token).status == .notFound)
+
+            // With the ring put first, the same night is the ring's.
+            let reordered = try await http.call(.put, "/api/v1/health/source-priority", token: token, json: #"{"order":["ring","watch"]}"#)
+            #expect((reordered.object["order"] as? [String])?.prefix(3) == ["ring", "watch", "manual"])
+            // Wait for the recomputation by writing after it and waiting for that.
+            let marker = try await http.call(.put, "/api/v1/health/manual/steps/2026-03-01", token: token, json: #"{"value": 1}"#)
+            let ring = try await http.call(.get, "/api/v1/health/sleep/2026-03-09?min_position=\(marker.string("position") ?? "")", token: token)
+            #expect(ring.string("source") == "Ring")
+            #expect(ring.object["asleep_minutes"] as? Int == 360)
+        }
+    }
+
+    @Test func aWorkoutSeenByTheWatchAndThePhoneIsListedOnce() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("runner@example.com").string("access_token"))
+            func workout(_ start: String, _ end: String, _ source: String, _ kind: String, energy: Double) -> String {
+                #"{"type":"running","start":"\#(start)","end":"\#(end)","active_energy_kcal":\#(energy),"source":{"name":"\#(source)","kind":"\#(kind)"}}"#
+            }
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(workouts: [
+                workout("2026-03-09T07:00:30Z", "2026-03-09T07:31:00Z", "iPhone", "phone", energy: 250),
+                workout("2026-03-09T07:00:00Z", "2026-03-09T07:30:00Z", "Apple Watch", "watch", energy: 300),
+                workout("2026-03-09T18:00:00Z", "2026-03-09T18:45:00Z", "iPhone", "phone", energy: 200),
+            ]))
+            #expect(Self.counts(answer)["inserted"] == 3)
+            let list = try await http.call(.get, "/api/v1/health/workouts?from=2026-03-09&to=2026-03-09", token: token)
+            let items = list.object["items"] as? [[String: Any]] ?? []
+            #expect(items.map { $0["source"] as? String } == ["Apple Watch", "iPhone"])
+            #expect(items.first?["active_energy_kcal"] as? Double == 300)
+            #expect(items.first?["duration_seconds"] as? Int == 1_800)
+        }
+    }
+
+    @Test func twoIdenticalBatchesAtOnceAreStoredOnce() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
+            let token = try #require(try await http.register("twice@example.com").string("access_token"))
+            let body = Self.batch(samples: (0..<200).map { minute in
+                let at: String = String(format: "2026-03-09T%02d:%02d", 8 + minute / 60, minute % 60)
+                return Self.sample("steps", 10, at + ":00Z", at + ":30Z", source: "Watch", kind: "watch")
+            })
+            let answers = try await withThrowingTaskGroup(of: JSONResponse.self) { group in
+                for _ in 0..<2 { group.addTask { try await http.call(.post, "/api/v1/ingest/health", token: token, json: body) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.map { Self.counts($0)["inserted"] ?? -1 }.sorted() == [0, 200])
+            #expect(answers.map { Self.counts($0)["duplicates"] ?? -1 }.sorted() == [0, 200])
+            #expect(try await harness.count("SELECT count(*) FROM rm_health_records") == 200)
+            let steps = try await Self.days(http, token, "steps", position: answers.compactMap { $0.string("position") }.max())
+            #expect(steps.first?["value"] as? Double == 2_000)
+        }
+    }
+
+    @Test func aDeviceKeyWritesOnlyItsUsersDataAndReadsNothing() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let alice = try #require(try await http.register("alice@example.com").string("access_token"))
+            let bob = try #require(try await http.register("bob@example.com").string("access_token"))
+            let device = try await http.call(.post, "/api/v1/devices", token: alice, json: #"{"name":"Watch","kind":"watch"}"#)
+            let key = try #require(device.string("api_key"))
+            let body = Self.batch(samples: [Self.sample("steps", 1_234, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch")])
+            // Health Auto Export's header name works too.
+            let sent = try await http.call(.post, "/api/v1/ingest/health", headers: [.init("api-key")!: key], json: body)
+            #expect(sent.status == .ok, "\(sent.text)")
+            #expect(try await http.call(.get, "/api/v1/health/daily", headers: [.init("X-API-Key")!: key]).status == .forbidden)
+            #expect(try await Self.days(http, alice, "steps", position: sent.string("position")).first?["value"] as? Double == 1_234)
+            #expect(try await Self.days(http, bob, "steps", position: sent.string("position")).isEmpty)
+            // Bob's identical batch is his own, not a duplicate of Alice's.
+            let bobs = try await http.call(.post, "/api/v1/ingest/health", token: bob, json: body)
+            #expect(Self.counts(bobs)["inserted"] == 1)
+        }
+    }
+
+    @Test func aReadWaitingForAPositionTheModelsHaveNotReachedAnswersNotYet() async throws {
+        // No async projectors run here: the position is never reached.
+        try await AppHarness.with(now: Self.now) { _, http in
+            let token = try #require(try await http.register("impatient@example.com").string("access_token"))
+            let sent = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 1, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch"),
+            ]))
+            let position = try #require(sent.string("position"))
+            let answer = try await http.call(.get, "/api/v1/health/daily?min_position=\(position)", token: token)
+            #expect(answer.status == .accepted)
+            #expect(answer.headers[.retryAfter] == "1")
+            #expect(answer.string("min_position") == position)
+            #expect(try await http.call(.get, "/api/v1/health/daily?min_position=soon", token: token).status.code == 422)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Domain
+import Foundation
+import Testing
+
+/// The health area's pure rules: ingestion's decisions, counting across sources, nights,
+/// workouts, and the day figure's precedence.
+@Suite struct HealthRulesTests {
+    static let watch = HealthSource(name: "Apple Watch", kind: .watch)
+    static let phone = HealthSource(name: "iPhone", kind: .phone)
+    static let ring = HealthSource(name: "Ring", kind: .ring)
+    static let belgrade = TimeZone(identifier: "Europe/Belgrade") ?? .gmt
+    static let now = Date(timeIntervalSince1970: 1_773_144_000)  // 2026-03-10T12:00:00Z
+    static let time = DecisionTime(instant: now, today: LocalDate(year: 2026, month: 3, day: 10) ?? LocalDate(daysSinceEpoch: 0))
+
+    static func steps(_ value: Double, _ start: Int64, _ end: Int64, _ source: HealthSource) -> CumulativeCredit.Sample {
+        CumulativeCredit.Sample(value: value, startSeconds: start, endSeconds: end, source: source)
+    }
+
+    static func intakeSample(_ value: Double, at start: Date, source: HealthSource = watch, uuid: String? = nil,
+                             series: HealthIntake.Series = .sample) -> HealthIntake.Sample {
+        HealthIntake.Sample(uuid: uuid, metric: "steps", value: value, unit: nil, start: start, end: start.addingTimeInterval(600),
+                            source: source, series: series, path: "samples[0]")
+    }
+
+    static func records(_ samples: [HealthIntake.Sample]) -> [HealthRecord] {
+        HealthIntakeRules.check(HealthIntake(samples: samples), timeZone: belgrade, now: now).records
+    }
+
+    // MARK: Ingestion decisions
+
+    @Test func aSampleAlreadyStoredIsADuplicateAndAddsNoEvent() throws {
+        let start = Self.now.addingTimeInterval(-86_400)
+        let stored = Self.records([Self.intakeSample(500, at: start)])
+        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: stored)])
+        let command = HealthIngestDecider.Command(deviceId: nil, records: stored, deletions: [])
+        #expect(try HealthIngestDecider.decide(given, command, Self.time).isEmpty)
+        #expect(HealthIngestDecider.tally(given, command).duplicates == 1)
+    }
+
+    @Test func aRunningTotalSentAgainLargerReplacesTheEarlierOne() throws {
+        let midnight = Date(timeIntervalSince1970: 1_773_097_200)  // 2026-03-10T00:00:00+01:00
+        var state = HealthIngestDecider.initial
+        var tallies: [HealthIngestDecider.Tally] = []
+        for total in [2_000.0, 5_000, 8_000] {
+            let command = HealthIngestDecider.Command(
+                deviceId: nil, records: Self.records([Self.intakeSample(total, at: midnight, series: .summary)]), deletions: [])
+            tallies.append(HealthIngestDecider.tally(state, command))
+            state = HealthIngestDecider.fold(try HealthIngestDecider.decide(state, command, Self.time), from: state)
+        }
+        #expect(tallies.map(\.inserted) == [1, 0, 0])
+        #expect(tallies.map(\.updated) == [0, 1, 1])
+        #expect(state.byKey.count == 1)
+        #expect(state.byKey.values.first?.value == 8_000)
+    }
+
+    @Test func aSampleEditedUnderItsUUIDReplacesItWhereverItWas() throws {
+        let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "ABC")])
+        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: first)])
+        let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "abc")])
+        let events = try HealthIngestDecider.decide(given, .init(deviceId: nil, records: edited, deletions: []), Self.time)
+        let stored = try #require(events.first as? HealthEvent.RecordsStored)
+        #expect(stored.records.map(\.value) == [700])
+        #expect(stored.replaced.map(\.date) == [first[0].date])
+        let after = HealthIngestDecider.fold(events, from: given)
+        #expect(after.byKey.count == 1)
+    }
+
+    @Test func aDeletionNamesTheDayItEmptiesAndAnUnknownOneIsOnlyCounted() throws {
+        let stored = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-86_400), uuid: "gone")])
+        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: stored)])
+        let command = HealthIngestDecider.Command(deviceId: nil, records: [], deletions: ["gone", "never"])
+        let events = try HealthIngestDecider.decide(given, command, Self.time)
+        #expect((events.first as? HealthEvent.RecordsDeleted)?.records.map(\.date) == [stored[0].date])
+        #expect(HealthIngestDecider.tally(given, command).unknownDeletions == 1)
+    }
+
+    @Test func aLargeBatchIsCutIntoEventsOfBoundedSize() throws {
+        let samples = (0..<1_201).map { Self.intakeSample(1, at: Self.now.addingTimeInterval(-Double($0) * 60 - 3_600)) }
+        let events = try HealthIngestDecider.decide(.init(), .init(deviceId: nil, records: Self.records(samples), deletions: []), Self.time)
+        #expect(events.map { ($0 as? HealthEvent.RecordsStored)?.records.count ?? 0 } == [500, 500, 201])
+    }
+
+    @Test func itemsAreCheckedOneByOne() {
+        let start = Self.now.addingTimeInterval(-3_600)
+        let intake = HealthIntake(samples: [
+            .init(metric: "steps", value: 10, unit: "count", start: start, end: start, source: Self.watch, path: "samples[0]"),
+            .init(metric: "heart_rate", value: 0, unit: "bpm", start: start, end: start, source: Self.watch, path: "samples[1]"),
+            .init(metric: "distance", value: 1, unit: "furlong", start: start, end: start, source: Self.watch, path: "samples[2]"),
+            .init(metric: "steps", value: 1, unit: nil, start: start.addingTimeInterval(2 * 86_400), end: start.addingTimeInterval(2 * 86_400),
+                  source: Self.watch, path: "samples[3]"),
+        ])
+        let checked = HealthIntakeRules.check(intake, timeZone: Self.belgrade, now: Self.now)
+        #expect(checked.records.count == 1)
+        #expect(checked.errors.map(\.field) == ["samples[1].value", "samples[2].unit", "samples[3].end"])
+    }
+
+    // MARK: Counting across sources
+
+    @Test func withinTimeAHigherSourceCoversOnlyItCounts() {
+        let total = CumulativeCredit.total([
+            Self.steps(1_000, 0, 600, Self.watch), Self.steps(900, 0, 600, Self.phone), Self.steps(500, 3_600, 3_900, Self.phone),
+        ], priority: .default)
+        #expect(total.value == 1_500)
+        #expect(total.source == Self.watch)
+    }
+
+    @Test func aLowerSampleIsCreditedWithTheShareNoHigherSourceCovered() {
+        // The phone's 10 minutes overlap the watch's by 5: half of its 800 counts.
+        let total = CumulativeCredit.total([Self.steps(1_000, 0, 600, Self.watch), Self.steps(800, 300, 900, Self.phone)], priority: .default)
+        #expect(total.value == 1_400)
+        let reordered = CumulativeCredit.total([Self.steps(1_000, 0, 600, Self.watch), Self.steps(800, 300, 900, Self.phone)],
+                                               priority: HealthSourcePriority(order: [.phone]))
+        #expect(reordered.value == 1_300)
+    }
+
+    @Test func aManualValueWinsThenSamplesThenAClientTotal() {
+        let date = LocalDate(year: 2026, month: 3, day: 9) ?? LocalDate(daysSinceEpoch: 0)
+        let samples = [Self.steps(1_000, 0, 600, Self.watch)], totals = [Self.steps(9_999, 0, 0, Self.phone)]
+        let manual = HealthDay.figure(metric: .steps, date: date, samples: samples, summaries: totals, manual: 5, priority: .default)
+        let bySamples = HealthDay.figure(metric: .steps, date: date, samples: samples, summaries: totals, manual: nil, priority: .default)
+        let byTotal = HealthDay.figure(metric: .steps, date: date, samples: [], summaries: totals, manual: nil, priority: .default)
+        #expect([manual?.decidedBy, bySamples?.decidedBy, byTotal?.decidedBy] == [.manual, .samples, .summary])
+        #expect([manual?.value, bySamples?.value, byTotal?.value] == [5, 1_000, 9_999])
+    }
+
+    @Test func bodyMassIsTheDaysLastReading() {
+        let date = LocalDate(year: 2026, month: 3, day: 9) ?? LocalDate(daysSinceEpoch: 0)
+        let day = HealthDay.figure(metric: .bodyMass, date: date, samples: [Self.steps(70, 100, 100, Self.phone), Self.steps(71, 50, 50, Self.watch)],
+                                   summaries: [], manual: nil, priority: .default)
+        #expect(day?.value == 70)
+    }
+
+    // MARK: Nights and workouts
+
+    @Test func sleepEndingBeforeSixInTheEveningBelongsToThatDateAndAfterToTheNext() {
+        let dating = LocalDating(timeZone: Self.belgrade)
+        // 2026-03-09 07:00 and 19:00 in Belgrade (UTC+1).
+        #expect(dating.night(1_773_036_000).description == "2026-03-09")
+        #expect(dating.night(1_773_079_200).description == "2026-03-10")
+    }
+
+    @Test func aNightIsTheHighestPrioritySourcesWithItsOverlapsMerged() throws {
+        let date = LocalDate(year: 2026, month: 3, day: 9) ?? LocalDate(daysSinceEpoch: 0)
+        let night = try #require(SleepNight.build(date: date, segments: [
+            (.init(stage: .core, startSeconds: 0, endSeconds: 3_600), Self.watch),
+            (.init(stage: .core, startSeconds: 1_800, endSeconds: 5_400), Self.watch),
+            (.init(stage: .awake, startSeconds: 5_400, endSeconds: 6_000), Self.watch),
+            (.init(stage: .asleep, startSeconds: 0, endSeconds: 20_000), Self.ring),
+        ], priority: .default))
+        #expect(night.source == "Apple Watch")
+        #expect(night.asleepMinutes == 90)
+        #expect(night.awakeMinutes == 10)
+        #expect(night.segments.count == 2)
+        #expect(SleepNight.build(date: date, segments: [(.init(stage: .inBed, startSeconds: 0, endSeconds: 60), Self.watch)], priority: .default) == nil)
+    }
+
+    @Test func twoSourcesOfOneWorkoutAreOneAndTheHigherSourcesIsKept() {
+        let date = LocalDate(year: 2026, month: 3, day: 9) ?? LocalDate(daysSinceEpoch: 0)
+        func workout(_ start: Int64, _ end: Int64, _ source: HealthSource) -> HealthRecord {
+            HealthRecord(uuid: nil, kind: .workout, name: "running", value: nil, startSeconds: start, endSeconds: end, date: date,
+                         source: source, series: .sample)
+        }
+        let merged = WorkoutMerge.merged([workout(100, 1_900, Self.phone), workout(0, 1_800, Self.watch), workout(10_000, 12_000, Self.phone)],
+                                         priority: .default)
+        #expect(merged.map(\.source) == [Self.watch, Self.phone])
+        // 121 s apart, or more than 10 % longer: two workouts.
+        #expect(WorkoutMerge.merged([workout(0, 1_800, Self.watch), workout(121, 1_921, Self.phone)], priority: .default).count == 2)
+        #expect(WorkoutMerge.merged([workout(0, 1_800, Self.watch), workout(0, 2_100, Self.phone)], priority: .default).count == 2)
+    }
+
+    // MARK: Formats
+
+    @Test func rfc3339InstantsWithAndWithoutFractionsAndOffsets() {
+        #expect(RFC3339.parse("2026-03-09T08:00:00Z")?.timeIntervalSince1970 == 1_773_043_200)
+        #expect(RFC3339.parse("2026-03-09T09:00:00+01:00")?.timeIntervalSince1970 == 1_773_043_200)
+        #expect(RFC3339.parse("2026-03-09T08:00:00.250Z")?.timeIntervalSince1970 == 1_773_043_200.25)
+        for bad in ["2026-03-09", "2026-03-09T08:00:00", "2026-02-30T08:00:00Z", "2026-03-09T25:00:00Z", "2026-03-09T08:00:00+0100"] {
+            #expect(RFC3339.parse(bad) == nil, "\(bad)")
+        }
+    }
+}

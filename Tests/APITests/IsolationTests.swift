@@ -18,6 +18,9 @@ import TestSupport
         var attempts: [(method: HTTPRequest.Method, path: String, json: String?)]
         /// True when A's resource is still there and unchanged.
         var intact: @Sendable (any TestClientProtocol, String, String) async throws -> Bool
+        /// Requests whose path names the caller's own data rather than a resource (a metric and a
+        /// date): B may make them (2xx), and they must leave A's data as it was.
+        var ownWrites: [(method: HTTPRequest.Method, path: String, json: String?)] = []
     }
 
     static let habitJSON = #"{"name":"A's habit","kind":"boolean","schedule":{"type":"daily"}}"#
@@ -132,12 +135,33 @@ import TestSupport
                     && (goal.object["plan"] as? [String: Any])?["amount"] as? String == "10.00"
                     && (members.object["items"] as? [[String: Any]])?.count == 1
             }),
+        Case(
+            description: "health",
+            create: { http, token in
+                // A's night ending 2026-01-01 and A's manual steps for that day.
+                _ = try await http.call(.post, "/api/v1/ingest/health", token: token, json: #"{"sleep":[{"stage":"core","start":"2025-12-31T23:00:00Z","end":"2026-01-01T06:00:00Z","source":{"name":"Watch","kind":"watch"}}],"samples":[{"metric":"steps","value":1234,"start":"2026-01-01T09:00:00Z","end":"2026-01-01T09:10:00Z","source":{"name":"Watch","kind":"watch"}}]}"#)
+                _ = try await http.call(.put, "/api/v1/health/manual/steps/2026-01-01", token: token, json: #"{"value":4321}"#)
+                return "unused"
+            },
+            attempts: [
+                (.get, "/api/v1/health/sleep/{date}", nil),
+                (.delete, "/api/v1/health/manual/{metric}/{date}", nil),
+            ],
+            intact: { http, token, _ in
+                let latest = try await http.call(.get, "/api/v1/health/latest", token: token)
+                let steps = (latest.object["items"] as? [[String: Any]])?.first { $0["metric"] as? String == "steps" }
+                // A's manual value is still there to remove.
+                let removed = try await http.call(.delete, "/api/v1/health/manual/steps/2026-01-01", token: token)
+                return steps?["value"] as? Double == 1_234 && removed.status == .noContent
+            },
+            ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#)]),
     ]
 
     /// Values for the path parameters other than the resource's own id.
     static func concrete(_ path: String, id: String) -> String {
         path.replacingOccurrences(of: "{id}", with: id)
             .replacingOccurrences(of: "{date}", with: "2026-01-01")
+            .replacingOccurrences(of: "{metric}", with: "steps")
             .replacingOccurrences(of: "{freeze_id}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{tid}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{user_id}", with: "00000000-0000-0000-0000-000000000000")
@@ -155,7 +179,7 @@ import TestSupport
                 guard path.contains(where: { $0.hasPrefix("{") }) else { return nil }
                 return "\(route.method) /" + path.joined(separator: "/")
             })
-            let covered = Set(Self.cases.flatMap { $0.attempts.map { "\($0.method) \($0.path)" } })
+            let covered = Set(Self.cases.flatMap { ($0.attempts + $0.ownWrites).map { "\($0.method) \($0.path)" } })
             #expect(parameterized.subtracting(covered).sorted() == [], "routes with a path parameter but no isolation case")
             #expect(parameterized.count >= 15)
         }
@@ -171,6 +195,10 @@ import TestSupport
             for attempt in item.attempts {
                 let response = try await http.call(attempt.method, Self.concrete(attempt.path, id: id), token: b, json: attempt.json)
                 #expect(response.status == .notFound, "\(attempt.method) \(attempt.path)")
+            }
+            for write in item.ownWrites {
+                let response = try await http.call(write.method, Self.concrete(write.path, id: id), token: b, json: write.json)
+                #expect((200..<300).contains(response.status.code), "\(write.method) \(write.path): \(response.text)")
             }
             #expect(try await item.intact(http, a, id))
         }

@@ -179,3 +179,36 @@ import Testing
         }
     }
 }
+
+/// Health events that write their own JSON write what the generic encoder would.
+@Suite struct HealthEventJSONTests {
+    static func generic(_ value: some Encodable) throws -> Any {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        return try JSONSerialization.jsonObject(with: encoder.encode(value))
+    }
+
+    @Test func aBatchWritesTheGenericEncodersDocument() throws {
+        let date = LocalDate(year: 2026, month: 3, day: 9) ?? LocalDate(daysSinceEpoch: 0)
+        let records = [
+            HealthRecord(uuid: "abc", kind: .quantity, name: "steps", value: 1_234.5, startSeconds: 1_773_043_200, endSeconds: 1_773_043_800,
+                         date: date, source: HealthSource(name: "Jane's \"Watch\"\n\u{01}é🏃", kind: .watch, bundleId: "com.apple.health"),
+                         series: .sample),
+            HealthRecord(uuid: nil, kind: .workout, name: "running", value: nil, startSeconds: 0, endSeconds: 1_800, date: date,
+                         source: HealthSource(name: "iPhone", kind: .phone), series: .summary,
+                         workout: .init(activeEnergyKcal: 300.25, distanceM: nil, avgHeartRate: 0.000012)),
+        ]
+        let removed = [HealthEvent.RecordsDeleted.Removed(key: "k\\1", kind: .sleep, name: "deep", date: date)]
+        let stored = HealthEvent.RecordsStored(deviceId: UUID(), records: records, replaced: removed)
+        let own = try JSONSerialization.jsonObject(with: Data(stored.encodedJSON().utf8))
+        #expect((own as? NSDictionary) == (try Self.generic(stored) as? NSDictionary))
+        #expect(try EventCoding.decode(HealthEvent.RecordsStored.self, from: stored.encodedJSON()) == stored)
+        let anonymous = HealthEvent.RecordsStored(deviceId: nil, records: [], replaced: [])
+        #expect((try JSONSerialization.jsonObject(with: Data(anonymous.encodedJSON().utf8)) as? NSDictionary)
+                == (try Self.generic(anonymous) as? NSDictionary))
+        let deleted = HealthEvent.RecordsDeleted(records: removed)
+        #expect((try JSONSerialization.jsonObject(with: Data(deleted.encodedJSON().utf8)) as? NSDictionary)
+                == (try Self.generic(deleted) as? NSDictionary))
+    }
+}

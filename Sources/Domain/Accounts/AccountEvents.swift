@@ -76,6 +76,7 @@ public enum DeviceKind: String, Codable, Sendable, CaseIterable {
 /// JSON in the shape every event payload uses (snake_case keys, ISO dates).
 public enum EventCoding {
     public static func encode(_ value: some Encodable) throws -> String {
+        if let event = value as? any SelfEncodingEvent { return event.encodedJSON() }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .iso8601

@@ -52,6 +52,22 @@ public struct HealthRecord: Codable, Equatable, Sendable {
         key = Self.key(kind: kind, name: name, startSeconds: startSeconds, endSeconds: endSeconds, source: source, series: series)
     }
 
+    /// A record as stored, under the key it was stored with.
+    public init(storedKey key: String, uuid: String?, kind: Kind, name: String, value: Double?, startSeconds: Int64, endSeconds: Int64,
+                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil) {
+        self.key = key
+        self.uuid = uuid
+        self.kind = kind
+        self.name = name
+        self.value = value
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.date = date
+        self.source = source
+        self.series = series
+        self.workout = workout
+    }
+
     /// The natural identity: what, when and from which source. A client's total for a period
     /// is identified by the period's start alone, so a grown total replaces the earlier one.
     /// The source's kind is left out: formats that guess it from the name may guess differently.
@@ -62,6 +78,52 @@ public struct HealthRecord: Codable, Equatable, Sendable {
         case .sample: return "\(kind.rawValue)|\(name)|\(startSeconds)|\(endSeconds)|\(who)"
         case .summary: return "\(kind.rawValue)|\(name)|\(startSeconds)|total|\(who)"
         }
+    }
+
+    /// Flat in events: PostgreSQL reads a batch's records with `jsonb_to_recordset`, and nested
+    /// objects (the source, a workout's figures) made that four times slower.
+    enum CodingKeys: String, CodingKey {
+        case key, uuid, kind, name, value, startSeconds, endSeconds, date, sourceName, sourceKind, sourceBundleId, series
+        case activeEnergyKcal, distanceM, avgHeartRate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        uuid = try container.decodeIfPresent(String.self, forKey: .uuid)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        name = try container.decode(String.self, forKey: .name)
+        value = try container.decodeIfPresent(Double.self, forKey: .value)
+        startSeconds = try container.decode(Int64.self, forKey: .startSeconds)
+        endSeconds = try container.decode(Int64.self, forKey: .endSeconds)
+        date = try container.decode(LocalDate.self, forKey: .date)
+        source = HealthSource(name: try container.decode(String.self, forKey: .sourceName),
+                              kind: try container.decode(HealthSourceKind.self, forKey: .sourceKind),
+                              bundleId: try container.decodeIfPresent(String.self, forKey: .sourceBundleId))
+        series = try container.decode(HealthIntake.Series.self, forKey: .series)
+        workout = kind == .workout ? WorkoutFigures(
+            activeEnergyKcal: try container.decodeIfPresent(Double.self, forKey: .activeEnergyKcal),
+            distanceM: try container.decodeIfPresent(Double.self, forKey: .distanceM),
+            avgHeartRate: try container.decodeIfPresent(Double.self, forKey: .avgHeartRate)) : nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encodeIfPresent(uuid, forKey: .uuid)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(value, forKey: .value)
+        try container.encode(startSeconds, forKey: .startSeconds)
+        try container.encode(endSeconds, forKey: .endSeconds)
+        try container.encode(date, forKey: .date)
+        try container.encode(source.name, forKey: .sourceName)
+        try container.encode(source.kind, forKey: .sourceKind)
+        try container.encodeIfPresent(source.bundleId, forKey: .sourceBundleId)
+        try container.encode(series, forKey: .series)
+        try container.encodeIfPresent(workout?.activeEnergyKcal, forKey: .activeEnergyKcal)
+        try container.encodeIfPresent(workout?.distanceM, forKey: .distanceM)
+        try container.encodeIfPresent(workout?.avgHeartRate, forKey: .avgHeartRate)
     }
 
     public var start: Date { Date(timeIntervalSince1970: TimeInterval(startSeconds)) }

@@ -28,12 +28,18 @@ public struct HealthDailyProjector: Projector {
         var quantities = Set<Day>()
         var nights = Set<Day>()
         var everything = Set<UUID>()
-        var payloads: [String] = [], owners: [UUID] = []
+        // Which days a batch touched: read from the stored events themselves (already parsed);
+        // only events stored in an older shape are sent again, upcast.
+        var positions: [Int64] = [], payloads: [String] = [], owners: [UUID] = []
         for event in events {
             switch event.type {
             case HealthEvent.RecordsStored.type, HealthEvent.RecordsDeleted.type:
-                payloads.append(try currentPayload(event))
-                owners.append(event.ownerId)
+                if let upcast = try upcastPayload(event) {
+                    payloads.append(upcast)
+                    owners.append(event.ownerId)
+                } else {
+                    positions.append(event.position.globalPosition)
+                }
             case HealthEvent.ManualValueSet.type:
                 let set = try decode(HealthEvent.ManualValueSet.self, event)
                 quantities.insert(Day(owner: event.ownerId, name: set.metric.rawValue, date: set.date.description))
@@ -46,10 +52,11 @@ public struct HealthDailyProjector: Projector {
                 continue
             }
         }
-        if !payloads.isEmpty {
+        if !positions.isEmpty || !payloads.isEmpty {
             let rows = try await connection.query("""
                 SELECT DISTINCT e.owner, r.kind, r.name, r.date::text
-                FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[]) AS e(owner, data),
+                FROM (SELECT owner_id, data FROM events WHERE global_position = ANY(\(positions)::bigint[])
+                      UNION ALL SELECT * FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[])) AS e(owner, data),
                      jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
                        AS r(kind text, name text, date date)
                 """, logger: logger)

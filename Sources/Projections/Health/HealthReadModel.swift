@@ -19,23 +19,27 @@ public struct HealthReadModel: Sendable {
     public func decisionState(_ owner: UUID, streamId: String, keys: [String], uuids: [String]) async throws -> (records: [HealthRecord], version: Int64) {
         var version: Int64 = 0
         var records: [HealthRecord] = []
+        records.reserveCapacity(keys.count)
+        // Without uuids, the key alone: one index, where an OR would scan two.
         let rows = try await client.query("""
             WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version)
-            SELECT v.version, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date::text, r.source_name, r.source_kind,
+            SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date::text, r.source_name, r.source_kind,
                    r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
             FROM v LEFT JOIN rm_health_records r
-              ON r.owner_id = \(owner) AND (r.key = ANY(\(keys)::text[]) OR r.uuid = ANY(\(uuids)::text[]))
+              ON r.owner_id = \(owner) AND (r.key = ANY(\(keys)::text[])
+                                             OR (cardinality(\(uuids)::text[]) > 0 AND r.uuid = ANY(\(uuids)::text[])))
             """, logger: logger)
-        for try await row in rows.decode((Int64, String?, String?, String?, Double?, Int64?, Int64?, String?, String?, String?, String?, String?,
-                                          Double?, Double?, Double?).self) {
+        for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, String?, String?, String?, String?,
+                                          String?, Double?, Double?, Double?).self) {
             version = row.0
-            guard let kindText = row.2, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.3, let start = row.5, let end = row.6,
-                  let dateText = row.7, let date = LocalDate(dateText), let sourceName = row.8, let sourceKind = row.9,
-                  let seriesText = row.11, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
-            let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: row.10)
+            guard let key = row.1, let kindText = row.3, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.4,
+                  let start = row.6, let end = row.7, let dateText = row.8, let date = LocalDate(dateText), let sourceName = row.9,
+                  let sourceKind = row.10, let seriesText = row.12, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
+            let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: row.11)
             records.append(HealthRecord(
-                uuid: row.1, kind: kind, name: name, value: row.4, startSeconds: start, endSeconds: end, date: date, source: source,
-                series: series, workout: kind == .workout ? .init(activeEnergyKcal: row.12, distanceM: row.13, avgHeartRate: row.14) : nil))
+                storedKey: key, uuid: row.2, kind: kind, name: name, value: row.5, startSeconds: start, endSeconds: end, date: date,
+                source: source, series: series,
+                workout: kind == .workout ? .init(activeEnergyKcal: row.13, distanceM: row.14, avgHeartRate: row.15) : nil))
         }
         return (records, version)
     }

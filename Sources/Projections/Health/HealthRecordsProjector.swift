@@ -16,26 +16,36 @@ public struct HealthRecordsProjector: Projector {
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
         for event in events {
-            // The payload goes to PostgreSQL as it is stored: a batch of records is one statement,
-            // with no decoding and encoding of thousands of records in between.
-            let payload = try currentPayload(event)
+            // A current payload is read where the append just stored it (already parsed, in this
+            // transaction); only an older one goes to PostgreSQL again, upcast.
+            let upcast = try upcastPayload(event)
+            let position = event.position.globalPosition
             switch event.type {
             case HealthEvent.RecordsStored.type:
+                // Most batches replace nothing: skip the statement then (as written, or as jsonb prints it).
+                if upcast != nil || !(event.data.contains(#""replaced":[]"#) || event.data.contains(#""replaced": []"#)) {
+                    try await connection.run("""
+                        WITH p AS (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j)
+                        DELETE FROM rm_health_records h
+                        USING p, jsonb_to_recordset(p.j -> 'replaced') AS r(key text)
+                        WHERE h.owner_id = \(event.ownerId) AND h.key = r.key
+                        """, logger: logger)
+                }
+                // The payload once, and the device id once: an expression of `p` in the select list
+                // would fetch and detoast the whole payload again for every row.
                 try await connection.run("""
-                    DELETE FROM rm_health_records h
-                    USING jsonb_to_recordset(\(payload)::jsonb -> 'replaced') AS r(key text)
-                    WHERE h.owner_id = \(event.ownerId) AND h.key = r.key
-                    """, logger: logger)
-                try await connection.run("""
+                    WITH p AS MATERIALIZED (
+                      SELECT j -> 'records' AS records, (j ->> 'device_id')::uuid AS device
+                      FROM (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j) payload)
                     INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
                       source_name, source_kind, source_bundle, series, energy_kcal, distance_m, avg_hr, device_id)
                     SELECT \(event.ownerId), r.key, r.uuid, r.kind, r.name, r.value, r.start_seconds, r.end_seconds, r.date,
-                      r.source ->> 'name', r.source ->> 'kind', r.source ->> 'bundle_id', r.series,
-                      (r.workout ->> 'active_energy_kcal')::float8, (r.workout ->> 'distance_m')::float8, (r.workout ->> 'avg_heart_rate')::float8,
-                      (\(payload)::jsonb ->> 'device_id')::uuid
-                    FROM jsonb_to_recordset(\(payload)::jsonb -> 'records') AS r(
+                      r.source_name, r.source_kind, r.source_bundle_id, r.series, r.active_energy_kcal, r.distance_m, r.avg_heart_rate,
+                      p.device
+                    FROM p, jsonb_to_recordset(p.records) AS r(
                       key text, uuid text, kind text, name text, value float8, start_seconds bigint, end_seconds bigint, date date,
-                      source jsonb, series text, workout jsonb)
+                      source_name text, source_kind text, source_bundle_id text, series text,
+                      active_energy_kcal float8, distance_m float8, avg_heart_rate float8)
                     ON CONFLICT (owner_id, key) DO UPDATE SET
                       uuid = excluded.uuid, kind = excluded.kind, name = excluded.name, value = excluded.value,
                       start_s = excluded.start_s, end_s = excluded.end_s, local_date = excluded.local_date,
@@ -45,8 +55,9 @@ public struct HealthRecordsProjector: Projector {
                     """, logger: logger)
             case HealthEvent.RecordsDeleted.type:
                 try await connection.run("""
+                    WITH p AS (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j)
                     DELETE FROM rm_health_records h
-                    USING jsonb_to_recordset(\(payload)::jsonb -> 'records') AS r(key text)
+                    USING p, jsonb_to_recordset(p.j -> 'records') AS r(key text)
                     WHERE h.owner_id = \(event.ownerId) AND h.key = r.key
                     """, logger: logger)
             default:
@@ -61,5 +72,11 @@ extension Projector {
     func currentPayload(_ event: RecordedEvent) throws -> String {
         let current = try EventUpcasting.upcaster.upcast(type: event.type, version: event.schemaVersion, data: Data(event.data.utf8))
         return String(decoding: current, as: UTF8.self)
+    }
+
+    /// The upcast JSON of an event stored in an older shape; nil when the stored payload is
+    /// current, and SQL can read it from `events` as it is.
+    func upcastPayload(_ event: RecordedEvent) throws -> String? {
+        event.schemaVersion == EventUpcasting.upcaster.currentVersion(of: event.type) ? nil : try currentPayload(event)
     }
 }

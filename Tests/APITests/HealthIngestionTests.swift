@@ -298,6 +298,65 @@ import TestSupport
         }
     }
 
+    @Test func theSameWalkFromHealthAutoExportAndTheNativeBatchIsStoredOnce() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("exporter@example.com").string("access_token"))
+            let hae = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"start":"2026-03-09 09:00:00 +0100","end":"2026-03-09 09:10:00 +0100","qty":1000,"source":"Apple Watch"}]}]}}"#
+            let first = try await http.call(.post, "/api/v1/ingest/health-auto-export", token: token, json: hae)
+            #expect(Self.counts(first)["inserted"] == 1, "\(first.text)")
+            let native = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 1_000, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Apple Watch", kind: "watch"),
+            ]))
+            #expect(Self.counts(native)["duplicates"] == 1)
+            #expect(Self.counts(native)["inserted"] == 0)
+            // Today's running total, re-sent as it grows: one figure, the latest.
+            var position: String?
+            for total in [1_200, 4_800, 9_100] {
+                let resent = try await http.call(.post, "/api/v1/ingest/health-auto-export", token: token,
+                    json: #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-03-10 00:00:00 +0100","qty":\#(total),"source":"iPhone"}]}]}}"#)
+                position = resent.string("position")
+            }
+            let steps = try await Self.days(http, token, "steps", position: position)
+            #expect(steps.map { $0["value"] as? Double } == [1_000, 9_100])
+            #expect(steps.map { $0["decided_by"] as? String } == ["samples", "summary"])
+            // Unknown metrics are counted, never refused.
+            let unknown = try await http.call(.post, "/api/v1/ingest/health-auto-export", token: token,
+                json: #"{"data":{"metrics":[{"name":"mindful_minutes","units":"min","data":[{"date":"2026-03-09 07:00:00 +0100","qty":10}]}]}}"#)
+            #expect(unknown.status == .ok)
+            #expect(Self.counts(unknown)["skipped"] == 1)
+        }
+    }
+
+    @Test func coachFitAndPulseWorkByChangingOnlyTheirBaseURL() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("coachfit@example.com").string("access_token"))
+            let steps = try await http.call(.post, "/api/v1/ingest/steps", token: token,
+                json: #"{"client_id":"phone-1","steps":[{"date":"2026-03-08","total_steps":7654,"source_devices":["iPhone"]}]}"#)
+            #expect(Self.counts(steps)["inserted"] == 1, "\(steps.text)")
+            let workouts = try await http.call(.post, "/api/v1/ingest/workouts", token: token, json: #"""
+                {"workouts":[{"workout_type":"running","start_time":"2026-03-08T07:00:00Z","end_time":"2026-03-08T07:30:00Z","duration_seconds":1800,
+                 "calories_active":300,"distance_meters":5000,"avg_heart_rate":150,"source_device":"Apple Watch"}]}
+                """#)
+            #expect(Self.counts(workouts)["inserted"] == 1)
+            let profile = try await http.call(.post, "/api/v1/ingest/profile", token: token,
+                json: #"{"metrics":[{"metric":"weight","value":72.4,"unit":"kg","measured_at":"2026-03-08T06:00:00Z"},{"metric":"height","value":180,"unit":"cm","measured_at":"2026-03-08T06:00:00Z"}]}"#)
+            #expect(Self.counts(profile)["inserted"] == 1)
+            #expect(Self.counts(profile)["skipped"] == 1)
+            let pulse = try await http.call(.post, "/api/v1/ingest/pulse", token: token, json: #"""
+                {"totalSleep":7.5,"deep":1.2,"rem":2.0,"core":4.3,"awake":0.5,"inBedStart":"2026-03-08T22:00:00Z","sleepEnd":"2026-03-09T06:00:00Z","source":"Oura Ring"}
+                """#)
+            #expect(Self.counts(pulse)["inserted"] == 5, "\(pulse.text)")
+            let position = try #require(pulse.string("position"))
+            let daily = try await Self.days(http, token, "steps", position: position)
+            #expect(daily.first?["value"] as? Double == 7_654)
+            #expect(daily.first?["decided_by"] as? String == "summary")
+            let night = try await http.call(.get, "/api/v1/health/sleep/2026-03-09?min_position=\(position)", token: token)
+            #expect(night.object["asleep_minutes"] as? Int == 450)
+            #expect(night.object["deep_minutes"] as? Int == 72)
+            #expect(night.string("source") == "Oura Ring")
+        }
+    }
+
     @Test func aReadWaitingForAPositionTheModelsHaveNotReachedAnswersNotYet() async throws {
         // No async projectors run here: the position is never reached.
         try await AppHarness.with(now: Self.now) { _, http in

@@ -25,6 +25,26 @@ public struct HealthArea: Area {
         ingest.post("health") { request, context in
             try await Self.ingest(request, context, health) { try NativeHealthFormat.decode($0) }
         }
+        ingest.post("health-auto-export") { request, context in
+            try await Self.ingest(request, context, health) { try HealthAutoExportFormat.decode($0) }
+        }
+        // CoachFit's sync client and the Pulse webhook, unchanged but for their base URL.
+        ingest.post("steps") { request, context in
+            let zone = try await health.timeZone(context.identity.userId)
+            return try await Self.ingest(request, context, health) { try CoachFitFormat.decodeSteps($0, timeZone: zone) }
+        }
+        ingest.post("sleep") { request, context in
+            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeSleep($0) }
+        }
+        ingest.post("workouts") { request, context in
+            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeWorkouts($0) }
+        }
+        ingest.post("profile") { request, context in
+            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeProfile($0) }
+        }
+        ingest.post("pulse") { request, context in
+            try await Self.ingest(request, context, health) { try PulseFormat.decode($0) }
+        }
 
         let reads = api.group("health", context: UserRequestContext.self)
         reads.get("daily") { request, context in

@@ -109,6 +109,11 @@ public struct HealthService: Sendable {
         return (true, asOf)
     }
 
+    /// The user's zone, for formats whose days have no offset (a client's daily totals).
+    public func timeZone(_ owner: UUID) async throws -> TimeZone {
+        try await calendar(owner).timeZone
+    }
+
     public func logicalToday(_ owner: UUID) async throws -> LocalDate {
         try await calendar(owner).today(at: clock.now())
     }

@@ -1,0 +1,172 @@
+import Foundation
+
+/// Health Auto Export's "REST API" automation (`{"data": {"metrics": [...], "workouts": [...]}}`),
+/// read leniently: fields differ between the app's versions and follow the user's units and
+/// locale. Metrics and fields lifelog does not keep are counted in `skipped`, never refused.
+public enum HealthAutoExportFormat {
+    /// The app's metric names and lifelog's.
+    static let metrics: [String: HealthMetric] = [
+        "step_count": .steps, "steps": .steps,
+        "walking_running_distance": .distance, "distance_walking_running": .distance,
+        "active_energy": .activeEnergy, "active_energy_burned": .activeEnergy,
+        "heart_rate": .heartRate, "resting_heart_rate": .restingHeartRate,
+        "heart_rate_variability": .hrvSdnn, "heart_rate_variability_sdnn": .hrvSdnn,
+        "blood_oxygen_saturation": .spo2, "oxygen_saturation": .spo2,
+        "respiratory_rate": .respiratoryRate,
+        "weight_body_mass": .bodyMass, "body_mass": .bodyMass, "weight": .bodyMass,
+        "body_fat_percentage": .bodyFat,
+        "vo2max": .vo2Max, "vo2_max": .vo2Max,
+    ]
+    static let sleepStages: [String: String] = [
+        "core": "core", "deep": "deep", "rem": "rem", "awake": "awake", "in bed": "in_bed", "inbed": "in_bed",
+        "asleep": "asleep", "unspecified": "asleep", "asleep unspecified": "asleep",
+    ]
+
+    public static func decode(_ body: Data) throws(HealthFormatError) -> HealthIntake {
+        guard let root = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            throw HealthFormatError("the body must be a JSON object: {\"data\": {\"metrics\": [...], \"workouts\": [...]}}")
+        }
+        // The app wraps everything in "data"; a body without the wrapper is read the same way.
+        let data = root["data"] as? [String: Any] ?? root
+        guard data["metrics"] != nil || data["workouts"] != nil else {
+            throw HealthFormatError("the body has neither data.metrics nor data.workouts")
+        }
+        var intake = HealthIntake()
+        for (m, item) in ((data["metrics"] as? [Any]) ?? []).enumerated() {
+            guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased() else {
+                intake.skipped += 1
+                continue
+            }
+            let points = (metric["data"] as? [Any]) ?? []
+            let units = metric["units"] as? String
+            if name == "sleep_analysis" {
+                for (p, point) in points.enumerated() { sleep(point, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake) }
+            } else if let known = metrics[name] {
+                for (p, point) in points.enumerated() {
+                    quantity(point, metric: known, units: units, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake)
+                }
+            } else {
+                intake.skipped += max(points.count, 1)
+            }
+        }
+        for (w, item) in ((data["workouts"] as? [Any]) ?? []).enumerated() {
+            workout(item, path: "data.workouts[\(w)]", index: w, into: &intake)
+        }
+        return intake
+    }
+
+    static func quantity(_ item: Any, metric: HealthMetric, units: String?, path: String, index: Int, into intake: inout HealthIntake) {
+        guard let point = item as? [String: Any] else { intake.skipped += 1; return }
+        // Heart rate comes as Min, Avg and Max; everything else as qty.
+        guard let value = number(point["qty"]) ?? number(point["Avg"]) ?? number(point["avg"]) else {
+            intake.errors.append(HealthItemError(index: index, field: "\(path).qty", message: "has no value (qty, or Avg for heart rate)"))
+            return
+        }
+        let source = source(point["source"])
+        if let startText = point["start"] as? String, let endText = point["end"] as? String {
+            guard let start = HealthAutoExportDate.instant(startText), let end = HealthAutoExportDate.instant(endText) else {
+                intake.errors.append(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+                return
+            }
+            intake.samples.append(.init(metric: metric.rawValue, value: value, unit: unit(units, metric), start: start, end: end,
+                                        source: source, series: .sample, path: path))
+            return
+        }
+        guard let dateText = point["date"] as? String, let date = HealthAutoExportDate.instant(dateText) else {
+            intake.errors.append(HealthItemError(index: index, field: "\(path).date", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            return
+        }
+        // A point with only a date is a total for its period when the metric adds up (the day's
+        // steps so far): it replaces the earlier total for that period and source, never adds to it.
+        let series: HealthIntake.Series = metric.dailyRule == .cumulative ? .summary : .sample
+        intake.samples.append(.init(metric: metric.rawValue, value: value, unit: unit(units, metric), start: date, end: date,
+                                    source: source, series: series, path: path))
+    }
+
+    static func sleep(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
+        guard let point = item as? [String: Any] else { intake.skipped += 1; return }
+        let source = source(point["source"])
+        // One segment: startDate/endDate (or start/end) and a stage name.
+        if let stageText = point["value"] as? String {
+            guard let stage = sleepStages[stageText.lowercased()] else { intake.skipped += 1; return }
+            guard let start = (point["startDate"] as? String ?? point["start"] as? String).flatMap(HealthAutoExportDate.instant),
+                  let end = (point["endDate"] as? String ?? point["end"] as? String).flatMap(HealthAutoExportDate.instant) else {
+                intake.errors.append(HealthItemError(index: index, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+                return
+            }
+            intake.sleep.append(.init(stage: stage, start: start, end: end, source: source, path: path))
+            return
+        }
+        // A night's summary in hours, in any of the app's three generations.
+        guard let sleepStart = (point["sleepStart"] as? String).flatMap(HealthAutoExportDate.instant)
+                ?? (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant) else {
+            intake.errors.append(HealthItemError(index: index, field: "\(path).sleepStart", message: "is needed to place the night"))
+            return
+        }
+        let hours = { (key: String) in (number(point[key]) ?? 0) * 3_600 }
+        var layout = SleepNightLayout(sleepStart: sleepStart)
+        layout.deep = hours("deep")
+        layout.core = hours("core")
+        layout.rem = hours("rem")
+        layout.awake = hours("awake")
+        // totalSleep (newest) is all sleep; before it, "asleep" is the sleep no stage names.
+        layout.asleep = number(point["totalSleep"]).map { $0 * 3_600 } ?? (layout.deep + layout.core + layout.rem + hours("asleep"))
+        if let start = (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant),
+           let end = (point["inBedEnd"] as? String).flatMap(HealthAutoExportDate.instant) {
+            layout.inBed = (start, end)
+        } else if hours("inBed") > 0 {
+            layout.inBed = (sleepStart, sleepStart.addingTimeInterval(hours("inBed")))
+        }
+        intake.sleep += layout.segments(source: source, path: path)
+    }
+
+    static func workout(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
+        guard let workout = item as? [String: Any] else { intake.skipped += 1; return }
+        guard let start = (workout["start"] as? String).flatMap(HealthAutoExportDate.instant),
+              let end = (workout["end"] as? String).flatMap(HealthAutoExportDate.instant) else {
+            intake.errors.append(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            return
+        }
+        let energy = quantity(workout["activeEnergyBurned"] ?? workout["activeEnergy"]).flatMap { value, units in
+            HealthMetric.activeEnergy.normalized(value, unit: units)
+        }
+        let distance = quantity(workout["distance"]).flatMap { value, units in HealthMetric.distance.normalized(value, unit: units) }
+        var heartRate = quantity(workout["avgHeartRate"])?.0
+        if let rates = workout["heartRate"] as? [String: Any] {
+            heartRate = heartRate ?? number(rates["avg"]) ?? quantity(rates["avg"])?.0
+        }
+        let name = (workout["name"] as? String) ?? "workout"
+        intake.workouts.append(.init(uuid: workout["id"] as? String, type: name, start: start, end: end, activeEnergyKcal: energy,
+                                     distanceM: distance, avgHeartRate: heartRate, source: source(workout["source"]), path: path))
+    }
+
+    /// `{qty, units}` (or a bare number).
+    static func quantity(_ value: Any?) -> (Double, String?)? {
+        if let number = number(value) { return (number, nil) }
+        guard let object = value as? [String: Any], let qty = number(object["qty"]) else { return nil }
+        return (qty, object["units"] as? String)
+    }
+
+    /// A number, also when the app wrote it as a string ("5234", "72,5" in some locales).
+    static func number(_ value: Any?) -> Double? {
+        if let text = value as? String { return Double(text.replacingOccurrences(of: ",", with: ".")) }
+        return NativeHealthFormat.ItemReader.double(value)
+    }
+
+    /// The first of several devices joined by `|` ("iPhone|Apple Watch").
+    static func source(_ value: Any?) -> HealthSource {
+        let names = (value as? String)?.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+        return .named(names.first.map { String($0.prefix(200)) } ?? "Health Auto Export")
+    }
+
+    /// The app's unit spellings that lifelog's names differ from.
+    static func unit(_ units: String?, _ metric: HealthMetric) -> String? {
+        guard let units else { return nil }
+        switch units.lowercased() {
+        case "hr", "hours": return nil
+        case "count/min", "bpm", "breaths/min": return "count/min"
+        case "ml/(kg·min)", "ml/(kg*min)", "ml/kg/min", "ml/(kg.min)", "ml/min·kg": return metric == .vo2Max ? nil : units
+        default: return units
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Domain
+import Foundation
+import Testing
+
+/// The format decoders: each payload in the exact shape its client sends (synthetic values).
+@Suite struct HealthFormatsTests {
+    static let belgrade = TimeZone(identifier: "Europe/Belgrade") ?? .gmt
+    static let now = Date(timeIntervalSince1970: 1_705_500_000)  // 2024-01-17T14:00:00Z
+
+    static func check(_ intake: HealthIntake) -> HealthIntakeRules.Checked {
+        HealthIntakeRules.check(intake, timeZone: belgrade, now: now)
+    }
+
+    @Test func healthAutoExportDatesInEveryForm() {
+        #expect(HealthAutoExportDate.instant("2024-01-15 07:00:00 -0500")?.timeIntervalSince1970 == 1_705_320_000)
+        #expect(HealthAutoExportDate.instant("2024-01-15 7:00:00 AM -0500")?.timeIntervalSince1970 == 1_705_320_000)
+        #expect(HealthAutoExportDate.instant("2024-01-15 7:00:00\u{202F}AM -0500")?.timeIntervalSince1970 == 1_705_320_000)
+        #expect(HealthAutoExportDate.instant("2024-01-15 12:30:00 AM +0100")?.timeIntervalSince1970 == 1_705_275_000)
+        #expect(HealthAutoExportDate.instant("2024-01-15 12:30:00 PM +0100")?.timeIntervalSince1970 == 1_705_318_200)
+        #expect(HealthAutoExportDate.instant("2024-01-15 19:00:00 +0530")?.timeIntervalSince1970 == 1_705_325_400)
+        #expect(HealthAutoExportDate.date("2024-01-15")?.description == "2024-01-15")
+        for bad in ["2024-01-15", "2024-01-15 13:00:00 PM -0500", "2024-01-15 07:00 -05", "yesterday", "2024-02-30 07:00:00 +0000"] {
+            #expect(HealthAutoExportDate.instant(bad) == nil, "\(bad)")
+        }
+    }
+
+    static let metricsPayload = #"""
+    {"data": {"metrics": [
+      {"name": "step_count", "units": "count", "data": [
+        {"date": "2024-01-15 00:00:00 -0500", "qty": 5234, "source": "iPhone|Jane’s Apple Watch"},
+        {"start": "2024-01-15 08:00:00 -0500", "end": "2024-01-15 08:10:00 -0500", "qty": 812, "source": "Jane’s Apple Watch"}]},
+      {"name": "heart_rate", "units": "count/min", "data": [
+        {"date": "2024-01-15 7:00:00 AM -0500", "Min": 58, "Avg": 64.5, "Max": 71, "source": "Jane’s Apple Watch"}]},
+      {"name": "blood_pressure", "units": "mmHg", "data": [{"date": "2024-01-15 07:05:00 -0500", "systolic": 120, "diastolic": 80}]},
+      {"name": "mindful_minutes", "units": "min", "data": [{"date": "2024-01-15 07:05:00 -0500", "qty": 10}, {"date": "2024-01-16 07:05:00 -0500", "qty": 5}]},
+      {"name": "active_energy", "units": "kJ", "data": [{"start": "2024-01-15 08:00:00 -0500", "end": "2024-01-15 09:00:00 -0500", "qty": 418.4, "source": "Jane’s Apple Watch"}]},
+      {"name": "walking_running_distance", "units": "mi", "data": [{"start": "2024-01-15 08:00:00 -0500", "end": "2024-01-15 09:00:00 -0500", "qty": 1.5}]},
+      {"name": "weight_body_mass", "units": "lb", "data": [{"date": "2024-01-15 06:30:00 -0500", "qty": 165.3, "source": "Smart Scale"}]},
+      {"name": "blood_oxygen_saturation", "units": "%", "data": [{"date": "2024-01-15 03:00:00 -0500", "qty": 97}]},
+      {"name": "resting_heart_rate", "units": "count/min", "data": [{"date": "2024-01-15 00:00:00 -0500", "qty": "52"}]},
+      {"name": "heart_rate_variability", "units": "ms", "data": [{"date": "2024-01-15 03:00:00 -0500", "qty": 48.2}]},
+      {"name": "respiratory_rate", "units": "count/min", "data": [{"date": "2024-01-15 03:00:00 -0500", "qty": 14.5}]},
+      {"name": "body_fat_percentage", "units": "%", "data": [{"date": "2024-01-15 06:30:00 -0500", "qty": 21.4}]},
+      {"name": "vo2max", "units": "ml/(kg·min)", "data": [{"date": "2024-01-15 09:00:00 -0500", "qty": 41.2}]},
+      {"name": "step_count", "units": "count", "data": [{"date": "15/01/2024", "qty": 1}]}
+    ]}}
+    """#
+
+    @Test func healthAutoExportMetricsInTheAppsShapes() throws {
+        let intake = try HealthAutoExportFormat.decode(Data(Self.metricsPayload.utf8))
+        // Blood pressure and an unknown metric's two points are skipped; a date in another form is an error.
+        #expect(intake.skipped == 3)
+        #expect(intake.errors.map(\.field) == ["data.metrics[13].data[0].date"])
+        let checked = Self.check(intake)
+        #expect(checked.errors.count == 1)
+        let byName = Dictionary(grouping: checked.records, by: \.name)
+        let steps = try #require(byName["steps"])
+        #expect(steps.map(\.series) == [.summary, .sample])
+        #expect(steps.first?.source.name == "iPhone")
+        #expect(steps.last?.source.kind == .watch)
+        #expect(byName["heart_rate"]?.first?.value == 64.5)
+        #expect(byName["active_energy"]?.first?.value.map { ($0 * 1_000).rounded() / 1_000 } == 100)
+        #expect(byName["distance"]?.first?.value == 2_414.016)
+        #expect(byName["body_mass"]?.first?.value.map { ($0 * 100).rounded() / 100 } == 74.98)
+        #expect(byName["body_mass"]?.first?.source.kind == .scale)
+        #expect(byName["spo2"]?.first?.value == 97)
+        #expect(byName["resting_heart_rate"]?.first?.value == 52)
+        #expect(byName["hrv_sdnn"]?.first?.value == 48.2)
+        #expect(byName["respiratory_rate"]?.first?.value == 14.5)
+        #expect(byName["body_fat"]?.first?.value == 21.4)
+        #expect(byName["vo2_max"]?.first?.value == 41.2)
+    }
+
+    @Test func aRunningTotalSentThreeTimesADayCountsOnceAtItsLatestValue() throws {
+        var state = HealthIngestDecider.initial
+        var counts: [(Int, Int)] = []
+        for total in [1_200, 4_800, 9_100] {
+            let body = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-01-16 00:00:00 +0100","qty":\#(total),"source":"iPhone"}]}]}}"#
+            let command = HealthIngestDecider.Command(
+                deviceId: nil, records: Self.check(try HealthAutoExportFormat.decode(Data(body.utf8))).records, deletions: [])
+            let tally = HealthIngestDecider.tally(state, command)
+            counts.append((tally.inserted, tally.updated))
+            state = HealthIngestDecider.fold(try HealthIngestDecider.decide(state, command, DecisionTime(instant: Self.now, today: LocalDate(year: 2024, month: 1, day: 17) ?? LocalDate(daysSinceEpoch: 0))), from: state)
+        }
+        #expect(counts.map(\.0) == [1, 0, 0])
+        #expect(counts.map(\.1) == [0, 1, 1])
+        #expect(state.byKey.values.map(\.value) == [9_100])
+    }
+
+    @Test func healthAutoExportSleepPerSegmentAndPerNightInThreeGenerations() throws {
+        let segments = #"""
+        {"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[
+          {"startDate":"2024-01-14 23:00:00 +0100","endDate":"2024-01-15 01:00:00 +0100","value":"Core","source":"Apple Watch"},
+          {"startDate":"2024-01-15 01:00:00 +0100","endDate":"2024-01-15 02:00:00 +0100","value":"Deep","source":"Apple Watch"},
+          {"startDate":"2024-01-15 02:00:00 +0100","endDate":"2024-01-15 03:00:00 +0100","value":"REM","source":"Apple Watch"},
+          {"startDate":"2024-01-15 03:00:00 +0100","endDate":"2024-01-15 03:10:00 +0100","value":"Awake","source":"Apple Watch"},
+          {"startDate":"2024-01-14 22:50:00 +0100","endDate":"2024-01-15 07:00:00 +0100","value":"In Bed","source":"iPhone"},
+          {"startDate":"2024-01-15 03:10:00 +0100","endDate":"2024-01-15 06:00:00 +0100","value":"Asleep","source":"Apple Watch"},
+          {"startDate":"2024-01-15 06:00:00 +0100","endDate":"2024-01-15 06:30:00 +0100","value":"Unspecified","source":"Apple Watch"}]}]}}
+        """#
+        let perSegment = Self.check(try HealthAutoExportFormat.decode(Data(segments.utf8)))
+        #expect(perSegment.records.map(\.name) == ["core", "deep", "rem", "awake", "in_bed", "asleep", "asleep"])
+        #expect(Set(perSegment.records.map(\.date.description)) == ["2024-01-15"])
+
+        let generations = [
+            #"{"date":"2024-01-15","asleep":7.5,"sleepStart":"2024-01-14 23:00:00 +0100","sleepEnd":"2024-01-15 06:30:00 +0100","inBed":8,"inBedStart":"2024-01-14 22:45:00 +0100","inBedEnd":"2024-01-15 06:45:00 +0100","source":"Apple Watch"}"#,
+            #"{"date":"2024-01-15","core":4,"deep":1.5,"rem":1.5,"awake":0.25,"asleep":0.5,"inBed":8,"sleepStart":"2024-01-14 23:00:00 +0100","sleepEnd":"2024-01-15 06:45:00 +0100","source":"Apple Watch"}"#,
+            #"{"date":"2024-01-15","totalSleep":7.5,"core":4,"deep":1.5,"rem":1.5,"awake":0.25,"asleep":0.5,"inBed":8,"sleepStart":"2024-01-14 23:00:00 +0100","sleepEnd":"2024-01-15 06:45:00 +0100","source":"Apple Watch"}"#,
+        ]
+        for night in generations {
+            let body = #"{"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[\#(night)]}]}}"#
+            let records = Self.check(try HealthAutoExportFormat.decode(Data(body.utf8))).records
+            let asleep = records.filter { SleepStage(rawValue: $0.name)?.isAsleep == true }.map { $0.endSeconds - $0.startSeconds }.reduce(0, +)
+            #expect(asleep == 27_000, "\(night)")  // 7.5 hours
+            #expect(records.contains { $0.name == "in_bed" && $0.endSeconds - $0.startSeconds == 28_800 })
+            #expect(records.allSatisfy { $0.date.description == "2024-01-15" })
+        }
+    }
+
+    @Test func healthAutoExportWorkoutsInBothShapes() throws {
+        let body = #"""
+        {"data":{"workouts":[
+          {"name":"Outdoor Run","start":"2024-01-15 07:00:00 +0100","end":"2024-01-15 07:30:00 +0100",
+           "activeEnergy":{"qty":1255.2,"units":"kJ"},"distance":{"qty":5.2,"units":"km"},"heartRateData":[{"date":"2024-01-15 07:01:00 +0100","qty":120}],
+           "avgHeartRate":{"qty":142,"units":"count/min"}},
+          {"id":"A1B2C3D4-0000-0000-0000-000000000001","name":"Cycling","start":"2024-01-15 17:00:00 +0100","end":"2024-01-15 18:00:00 +0100",
+           "duration":3600,"activeEnergyBurned":{"qty":450,"units":"kcal"},"distance":{"qty":12.5,"units":"mi"},
+           "heartRate":{"min":{"qty":90,"units":"bpm"},"avg":{"qty":128,"units":"bpm"},"max":{"qty":165,"units":"bpm"}},"route":[]}]}}
+        """#
+        let intake = try HealthAutoExportFormat.decode(Data(body.utf8))
+        #expect(intake.workouts.map(\.type) == ["Outdoor Run", "Cycling"])
+        #expect(intake.workouts.map { $0.activeEnergyKcal.map { ($0 * 1_000).rounded() / 1_000 } } == [300, 450])
+        #expect(intake.workouts.map { $0.distanceM.map { ($0 * 1_000).rounded() / 1_000 } } == [5_200, 20_116.8])
+        #expect(intake.workouts.map(\.avgHeartRate) == [142, 128])
+        #expect(intake.workouts.last?.uuid == "A1B2C3D4-0000-0000-0000-000000000001")
+        #expect(Self.check(intake).records.count == 2)
+    }
+
+    @Test func aBodyThatIsNotTheFormatIsRefused() {
+        for body in ["[]", "{}", "nonsense", #"{"data":[]}"#] {
+            #expect(throws: HealthFormatError.self) { try HealthAutoExportFormat.decode(Data(body.utf8)) }
+        }
+    }
+
+    @Test func coachFitDailySummaries() throws {
+        let steps = try CoachFitFormat.decodeSteps(Data(#"{"client_id":"c1","steps":[{"date":"2024-01-15","total_steps":8123,"source_devices":["iPhone","Apple Watch"]}]}"#.utf8),
+                                                  timeZone: Self.belgrade)
+        #expect(steps.samples.first?.series == .summary)
+        #expect(steps.samples.first?.start.timeIntervalSince1970 == 1_705_273_200)  // 2024-01-15 00:00 in Belgrade
+        #expect(Self.check(steps).records.first?.date.description == "2024-01-15")
+        let sleep = try CoachFitFormat.decodeSleep(Data(#"""
+            {"sleep_records":[{"date":"2024-01-15","total_sleep_minutes":450,"in_bed_minutes":480,"awake_minutes":15,"asleep_core_minutes":240,
+             "asleep_deep_minutes":90,"asleep_rem_minutes":90,"sleep_start":"2024-01-14T22:00:00Z","sleep_end":"2024-01-15T06:00:00Z","source_devices":["Apple Watch"]}]}
+            """#.utf8))
+        let nights = Self.check(sleep).records
+        #expect(nights.filter { $0.name == "deep" }.map { $0.endSeconds - $0.startSeconds } == [5_400])
+        #expect(nights.filter { SleepStage(rawValue: $0.name)?.isAsleep == true }.map { $0.endSeconds - $0.startSeconds }.reduce(0, +) == 27_000)
+        let workouts = try CoachFitFormat.decodeWorkouts(Data(#"""
+            {"workouts":[{"workout_type":"running","start_time":"2024-01-15T07:00:00Z","end_time":"2024-01-15T07:45:00Z","duration_seconds":2700,
+             "calories_active":410,"distance_meters":7200,"avg_heart_rate":151,"source_device":"Apple Watch"}]}
+            """#.utf8))
+        #expect(Self.check(workouts).records.first?.workout == HealthRecord.WorkoutFigures(activeEnergyKcal: 410, distanceM: 7_200, avgHeartRate: 151))
+        let profile = try CoachFitFormat.decodeProfile(Data(#"""
+            {"metrics":[{"metric":"weight","value":176.4,"unit":"lb","measured_at":"2024-01-15T06:30:00Z"},
+                        {"metric":"height","value":180,"unit":"cm","measured_at":"2024-01-15T06:30:00Z"},
+                        {"metric":"body_fat","value":0.18,"unit":"%","measured_at":"2024-01-15T06:30:00Z"}]}
+            """#.utf8))
+        #expect(profile.skipped == 1)
+        #expect(Self.check(profile).records.map { (($0.value ?? 0) * 10).rounded() / 10 } == [80, 18])
+    }
+
+    @Test func pulsesNightlySummary() throws {
+        let intake = try PulseFormat.decode(Data(#"""
+            {"totalSleep":7.5,"deep":1.2,"rem":2.0,"core":4.3,"awake":0.5,"inBedStart":"2024-01-14T22:30:00Z","sleepEnd":"2024-01-15T06:30:00Z","source":"Oura Ring"}
+            """#.utf8))
+        let records = Self.check(intake).records
+        #expect(records.map(\.name) == ["deep", "core", "rem", "awake", "in_bed"])
+        #expect(records.first?.source.kind == .ring)
+        #expect(records.filter { $0.name == "rem" }.map { $0.endSeconds - $0.startSeconds } == [7_200])
+        #expect(records.allSatisfy { $0.date.description == "2024-01-15" })
+    }
+}

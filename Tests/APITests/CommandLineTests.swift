@@ -1,3 +1,4 @@
+import Domain
 import EventStore
 import Foundation
 import PostgresNIO
@@ -67,6 +68,24 @@ import TestSupport
         expectOneClearLine(try await run(["migrate"], environment: ["DATABASE_URL": "postgres://lifelog@127.0.0.1:1/lifelog",
                                                                     "LIFELOG_SCHEMA_DIR": empty.path]),
                            mentioning: ["no migration files"], "empty schema folder")
+    }
+
+    @Test func anAppleHealthExportImportsOnceAndAgainStoresNothing() async throws {
+        try await AppHarness.with { harness, http in
+            _ = try await http.register("importer@example.com")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml")
+            try AppleHealthExportSample.export(days: 10).write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let environment = ["DATABASE_URL": harness.database.ownerURL.description]
+            let first = try await run(["import", "apple-health", "--email", "importer@example.com", file.path], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            // 10 days: 24 steps, 12 heart rates, HRV, resting HR, SpO2, body mass, 1 or 6 sleep segments, workouts on 7 of them: 442.
+            #expect(first.stdout.contains("inserted 442, updated 0, duplicates 0, rejected 0, skipped 10"), "\(first.stdout)")
+            let again = try await run(["import", "apple-health", "--email", "importer@example.com", file.path], environment: environment)
+            #expect(again.stdout.contains("inserted 0, updated 0, duplicates 442"), "\(again.stdout)")
+            let unknown = try await run(["import", "apple-health", "--email", "nobody@example.com", file.path], environment: environment)
+            expectOneClearLine(unknown, mentioning: ["no account"], "unknown email")
+        }
     }
 
     @Test func aMissingOrUnappliedSchemaIsNamed() async throws {

@@ -25,6 +25,16 @@ public struct HealthIntake: Sendable, Equatable {
         self.errors = errors
     }
 
+    /// Appends another intake's items (a streaming reader's output, chunk by chunk).
+    public mutating func append(_ other: HealthIntake) {
+        samples += other.samples
+        sleep += other.sleep
+        workouts += other.workouts
+        deletions += other.deletions
+        skipped += other.skipped
+        errors += other.errors
+    }
+
     /// Items in this intake, counted as the answer's `received`.
     public var received: Int { samples.count + sleep.count + workouts.count + deletions.count + skipped + errors.count }
 

@@ -1,0 +1,270 @@
+import Foundation
+
+/// Apple Health's own export (`export.xml`, inside `export.zip`), read as a stream: the caller
+/// feeds chunks of bytes and gets back the items completed in them, so ten years of a watch
+/// (millions of records, gigabytes) pass through in bounded memory. Records inside a
+/// `Correlation` are skipped (the export lists them at the top level too); sleep values of both
+/// generations are mapped; percentages stay the fractions Apple writes (the rules read them).
+/// A small scanner of tags and attributes, not a general XML parser: the export is flat.
+public struct AppleHealthExportReader: Sendable {
+    private var pending: [UInt8] = []
+    private var correlationDepth = 0
+    private var workout: HealthIntake.Workout?
+    /// `Record` and `Workout` elements seen so far.
+    public private(set) var recordsSeen = 0
+    public private(set) var bytesConsumed = 0
+
+    public init() {}
+
+    static let quantityTypes: [String: HealthMetric] = [
+        "HKQuantityTypeIdentifierStepCount": .steps,
+        "HKQuantityTypeIdentifierDistanceWalkingRunning": .distance,
+        "HKQuantityTypeIdentifierActiveEnergyBurned": .activeEnergy,
+        "HKQuantityTypeIdentifierHeartRate": .heartRate,
+        "HKQuantityTypeIdentifierRestingHeartRate": .restingHeartRate,
+        "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": .hrvSdnn,
+        "HKQuantityTypeIdentifierOxygenSaturation": .spo2,
+        "HKQuantityTypeIdentifierRespiratoryRate": .respiratoryRate,
+        "HKQuantityTypeIdentifierBodyMass": .bodyMass,
+        "HKQuantityTypeIdentifierBodyFatPercentage": .bodyFat,
+        "HKQuantityTypeIdentifierVO2Max": .vo2Max,
+    ]
+    static let sleepValues: [String: SleepStage] = [
+        "HKCategoryValueSleepAnalysisInBed": .inBed,
+        "HKCategoryValueSleepAnalysisAwake": .awake,
+        "HKCategoryValueSleepAnalysisAsleepCore": .core,
+        "HKCategoryValueSleepAnalysisAsleepDeep": .deep,
+        "HKCategoryValueSleepAnalysisAsleepREM": .rem,
+        "HKCategoryValueSleepAnalysisAsleep": .asleep,
+        "HKCategoryValueSleepAnalysisAsleepUnspecified": .asleep,
+    ]
+
+    /// The items completed within `bytes` (and what earlier chunks left unfinished).
+    public mutating func feed(_ bytes: some Collection<UInt8>) -> HealthIntake {
+        pending.append(contentsOf: bytes)
+        var intake = HealthIntake()
+        let consumed = scan(&intake, final: false)
+        pending.removeFirst(consumed)
+        bytesConsumed += consumed
+        return intake
+    }
+
+    /// The end of the file: what is left.
+    public mutating func finish() -> HealthIntake {
+        var intake = HealthIntake()
+        let consumed = scan(&intake, final: true)
+        bytesConsumed += consumed
+        pending.removeAll()
+        if let open = workout { intake.workouts.append(open); workout = nil }
+        return intake
+    }
+
+    /// Reads whole tags from `pending`; answers how many bytes it used.
+    private mutating func scan(_ intake: inout HealthIntake, final: Bool) -> Int {
+        let lt = UInt8(ascii: "<"), gt = UInt8(ascii: ">"), quote = UInt8(ascii: "\""), apostrophe = UInt8(ascii: "'")
+        return pending.withUnsafeBufferPointer { buffer -> Int in
+            var index = 0
+            var used = 0
+            let count = buffer.count
+            while index < count {
+                guard let open = (index..<count).first(where: { buffer[$0] == lt }) else { return count }
+                // A comment may hold '>' anywhere: it ends at "-->".
+                if open + 3 < count, buffer[open + 1] == UInt8(ascii: "!"), buffer[open + 2] == UInt8(ascii: "-"), buffer[open + 3] == UInt8(ascii: "-") {
+                    var end = open + 4
+                    while end + 2 < count, !(buffer[end] == UInt8(ascii: "-") && buffer[end + 1] == UInt8(ascii: "-") && buffer[end + 2] == gt) { end += 1 }
+                    guard end + 2 < count else { return used }
+                    index = end + 3
+                    used = index
+                    continue
+                }
+                // The tag's end: the first '>' outside a quoted attribute value.
+                var end = open + 1
+                var inQuote: UInt8 = 0
+                while end < count {
+                    let byte = buffer[end]
+                    if inQuote != 0 { if byte == inQuote { inQuote = 0 } } else if byte == quote || byte == apostrophe { inQuote = byte } else if byte == gt { break }
+                    end += 1
+                }
+                guard end < count else { return final ? count : used }
+                handle(UnsafeBufferPointer(rebasing: buffer[(open + 1)..<end]), into: &intake)
+                index = end + 1
+                used = index
+            }
+            return used
+        }
+    }
+
+    private mutating func handle(_ tag: UnsafeBufferPointer<UInt8>, into intake: inout HealthIntake) {
+        guard let first = tag.first else { return }
+        if first == UInt8(ascii: "/") {
+            let name = Self.name(UnsafeBufferPointer(rebasing: tag[1...]))
+            if name == "Correlation" { correlationDepth = max(0, correlationDepth - 1) }
+            if name == "Workout", let open = workout { intake.workouts.append(open); workout = nil }
+            return
+        }
+        guard first != UInt8(ascii: "!"), first != UInt8(ascii: "?") else { return }
+        let name = Self.name(tag)
+        let selfClosing = tag.last == UInt8(ascii: "/")
+        switch name {
+        case "Correlation":
+            if !selfClosing { correlationDepth += 1 }
+        case "Record":
+            guard correlationDepth == 0 else { return }
+            recordsSeen += 1
+            record(Self.attributes(tag), into: &intake)
+        case "Workout":
+            recordsSeen += 1
+            let attributes = Self.attributes(tag)
+            guard let start = attributes["startDate"].flatMap(HealthAutoExportDate.instant),
+                  let end = attributes["endDate"].flatMap(HealthAutoExportDate.instant) else {
+                intake.errors.append(HealthItemError(index: recordsSeen, field: "Workout[\(recordsSeen)].startDate", message: "is not a date"))
+                return
+            }
+            let type = (attributes["workoutActivityType"] ?? "workout").replacingOccurrences(of: "HKWorkoutActivityType", with: "")
+            var found = HealthIntake.Workout(
+                type: Self.snake(type), start: start, end: end,
+                activeEnergyKcal: Self.figure(attributes["totalEnergyBurned"], attributes["totalEnergyBurnedUnit"], .activeEnergy),
+                distanceM: Self.figure(attributes["totalDistance"], attributes["totalDistanceUnit"], .distance),
+                source: Self.source(attributes), path: "Workout[\(recordsSeen)]")
+            if selfClosing { intake.workouts.append(found) } else { found.path = "Workout[\(recordsSeen)]"; workout = found }
+        case "WorkoutStatistics":
+            guard var open = workout else { return }
+            let attributes = Self.attributes(tag)
+            switch attributes["type"] {
+            case "HKQuantityTypeIdentifierActiveEnergyBurned":
+                open.activeEnergyKcal = Self.figure(attributes["sum"], attributes["unit"], .activeEnergy) ?? open.activeEnergyKcal
+            case "HKQuantityTypeIdentifierDistanceWalkingRunning", "HKQuantityTypeIdentifierDistanceCycling", "HKQuantityTypeIdentifierDistanceSwimming":
+                open.distanceM = Self.figure(attributes["sum"], attributes["unit"], .distance) ?? open.distanceM
+            case "HKQuantityTypeIdentifierHeartRate":
+                open.avgHeartRate = attributes["average"].flatMap(Double.init) ?? open.avgHeartRate
+            default:
+                break
+            }
+            workout = open
+        default:
+            return
+        }
+    }
+
+    private func record(_ attributes: [String: String], into intake: inout HealthIntake) {
+        guard let type = attributes["type"] else { return }
+        let path = "Record[\(recordsSeen)]"
+        let metric = Self.quantityTypes[type]
+        let isSleep = type == "HKCategoryTypeIdentifierSleepAnalysis"
+        guard metric != nil || isSleep else { intake.skipped += 1; return }
+        guard let start = attributes["startDate"].flatMap(HealthAutoExportDate.instant),
+              let end = attributes["endDate"].flatMap(HealthAutoExportDate.instant) else {
+            intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            return
+        }
+        let source = Self.source(attributes)
+        if let metric {
+            guard let value = attributes["value"].flatMap(Double.init) else {
+                intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).value", message: "is not a number"))
+                return
+            }
+            intake.samples.append(.init(metric: metric.rawValue, value: value, unit: Self.unit(attributes["unit"]), start: start, end: end,
+                                        source: source, path: path))
+        } else if let stage = attributes["value"].flatMap({ Self.sleepValues[$0] }) {
+            intake.sleep.append(.init(stage: stage.rawValue, start: start, end: end, source: source, path: path))
+        } else {
+            intake.skipped += 1
+        }
+    }
+
+    /// Apple's unit spellings that lifelog's names differ from.
+    static func unit(_ unit: String?) -> String? {
+        switch unit {
+        case "count/min": "count/min"
+        case "mL/min·kg", "mL/(kg·min)": nil
+        default: unit
+        }
+    }
+
+    static func figure(_ value: String?, _ unit: String?, _ metric: HealthMetric) -> Double? {
+        value.flatMap(Double.init).flatMap { metric.normalized($0, unit: unit) }
+    }
+
+    /// The source's name, and its kind from the device description when there is one
+    /// (`<<HKDevice: 0x…>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, …>`).
+    static func source(_ attributes: [String: String]) -> HealthSource {
+        let name = String((attributes["sourceName"] ?? "Apple Health").prefix(200))
+        var kind = HealthSourceKind.guessed(fromName: name)
+        if let device = attributes["device"] {
+            if device.contains("model:Watch") || device.contains("name:Apple Watch") { kind = .watch }
+            else if device.contains("model:iPhone") || device.contains("name:iPhone") { kind = .phone }
+        }
+        return HealthSource(name: name, kind: kind)
+    }
+
+    /// `Running` → `running`, `HighIntensityIntervalTraining` → `high_intensity_interval_training`.
+    static func snake(_ name: String) -> String {
+        name.reduce(into: "") { result, char in
+            if char.isUppercase, !result.isEmpty { result += "_" }
+            result += char.lowercased()
+        }
+    }
+
+    /// The element's name: the bytes up to the first space, '/' or end.
+    static func name(_ tag: UnsafeBufferPointer<UInt8>) -> String {
+        var end = 0
+        while end < tag.count, tag[end] != UInt8(ascii: " "), tag[end] != UInt8(ascii: "/"), tag[end] != UInt8(ascii: "\n"),
+              tag[end] != UInt8(ascii: "\t"), tag[end] != UInt8(ascii: "\r") { end += 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: tag[0..<end]), as: UTF8.self)
+    }
+
+    /// `name="value"` pairs (either quote), entities decoded.
+    static func attributes(_ tag: UnsafeBufferPointer<UInt8>) -> [String: String] {
+        var found: [String: String] = [:]
+        var index = 0
+        let count = tag.count
+        // Skip the element's name.
+        while index < count, tag[index] != UInt8(ascii: " "), tag[index] != UInt8(ascii: "\n"), tag[index] != UInt8(ascii: "\t") { index += 1 }
+        while index < count {
+            while index < count, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "/")].contains(tag[index]) { index += 1 }
+            let nameStart = index
+            while index < count, tag[index] != UInt8(ascii: "="), tag[index] != UInt8(ascii: " ") { index += 1 }
+            let nameEnd = index
+            while index < count, tag[index] != UInt8(ascii: "\""), tag[index] != UInt8(ascii: "'") { index += 1 }
+            guard index < count, nameEnd > nameStart else { break }
+            let quote = tag[index]
+            index += 1
+            let valueStart = index
+            var hasEntity = false
+            while index < count, tag[index] != quote {
+                if tag[index] == UInt8(ascii: "&") { hasEntity = true }
+                index += 1
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: tag[nameStart..<nameEnd]), as: UTF8.self)
+            let raw = String(decoding: UnsafeBufferPointer(rebasing: tag[valueStart..<min(index, count)]), as: UTF8.self)
+            found[name] = hasEntity ? decodeEntities(raw) : raw
+            index += 1
+        }
+        return found
+    }
+
+    static func decodeEntities(_ text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            result += rest[..<amp]
+            guard let semicolon = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semicolon) <= 10 else {
+                result += rest[amp...]
+                return result
+            }
+            let entity = rest[rest.index(after: amp)..<semicolon]
+            switch entity {
+            case "amp": result += "&"
+            case "lt": result += "<"
+            case "gt": result += ">"
+            case "quot": result += "\""
+            case "apos": result += "'"
+            default:
+                let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+                if let number, let scalar = Unicode.Scalar(number) { result.unicodeScalars.append(scalar) } else { result += "&\(entity);" }
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return result + rest
+    }
+}

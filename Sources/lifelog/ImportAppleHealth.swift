@@ -1,0 +1,133 @@
+import API
+import ArgumentParser
+import Core
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import data from other apps.", subcommands: [AppleHealth.self])
+
+    struct AppleHealth: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "apple-health",
+            abstract: "Import Apple Health's export (export.zip, or the export.xml inside it) into an account. Importing it again stores nothing twice.")
+        @Option(help: "The account's email.") var email: String
+        @Argument(help: "export.zip (needs `unzip`) or export.xml") var file: String
+
+        func run() async throws {
+            let configuration = try Environment.configuration()
+            let logger = Environment.logger("lifelog.import", level: .warning)
+            let path = file, email = self.email
+            guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError("cannot read \(path)") }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            let source = try ExportSource(path: path)
+            let summary = try await Environment.withOwnerClient(configuration, logger: logger) { client in
+                let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+                guard let userId = try await AccountsReadModel(client: client, logger: logger).userId(email: email) else {
+                    throw CLIError("no account has this email")
+                }
+                let health = HealthService(store: store, clock: SystemClock(), logger: logger)
+                return try await Self.importAll(from: source, into: health, userId: userId, compressedSize: source.isZip ? size : nil, size: source.isZip ? nil : size)
+            }
+            print(summary)
+        }
+
+        /// Feeds the file through the reader in 1 MiB chunks and stores every 5,000 items as one
+        /// ingestion (one transaction each): memory stays flat whatever the file's size.
+        static func importAll(from source: ExportSource, into health: HealthService, userId: UUID, compressedSize: Int?, size: Int?) async throws -> String {
+            var reader = AppleHealthExportReader()
+            var batch = HealthIntake()
+            var totals = Totals()
+            let started = ContinuousClock.now
+            let terminal = isatty(2) == 1
+            var lastDrawn = ContinuousClock.now
+            func store(_ intake: HealthIntake) async throws {
+                let report = try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake)
+                totals.add(report)
+            }
+            func pending(_ intake: HealthIntake) -> Int { intake.samples.count + intake.sleep.count + intake.workouts.count + intake.errors.count + intake.skipped }
+            while let chunk = try source.next() {
+                batch.append(reader.feed(chunk))
+                if pending(batch) >= 5_000 {
+                    try await store(batch)
+                    batch = HealthIntake()
+                }
+                if terminal, ContinuousClock.now - lastDrawn > .milliseconds(500) {
+                    lastDrawn = ContinuousClock.now
+                    let elapsed = max(0.001, Double((ContinuousClock.now - started).components.seconds))
+                    let rate = Double(reader.recordsSeen) / elapsed
+                    var line = String(format: "\r%d records, %.0f records/s", reader.recordsSeen, rate)
+                    if let size, reader.bytesConsumed > 0 {
+                        let remaining = Double(size - reader.bytesConsumed) / (Double(reader.bytesConsumed) / elapsed)
+                        line += String(format: ", %.0f%%, ETA %.0f s   ", 100 * Double(reader.bytesConsumed) / Double(size), remaining)
+                    }
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }
+            batch.append(reader.finish())
+            if pending(batch) > 0 { try await store(batch) }
+            if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+            let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
+            return String(format: "imported %d records in %.1f s (%.0f records/s): ", reader.recordsSeen, seconds, Double(reader.recordsSeen) / max(seconds, 0.001))
+                + totals.description
+        }
+    }
+
+    struct Totals: CustomStringConvertible {
+        var inserted = 0, updated = 0, duplicates = 0, rejected = 0, skipped = 0
+        mutating func add(_ report: HealthIngestionReport) {
+            inserted += report.inserted
+            updated += report.updated
+            duplicates += report.duplicates
+            rejected += report.rejected
+            skipped += report.skipped
+        }
+        var description: String {
+            "inserted \(inserted), updated \(updated), duplicates \(duplicates), rejected \(rejected), skipped \(skipped)"
+        }
+    }
+
+    /// The export's bytes: the file itself, or `unzip -p`'s output for a zip (streamed, never
+    /// unpacked to disk or memory).
+    final class ExportSource: @unchecked Sendable {
+        let isZip: Bool
+        private let handle: FileHandle
+        private let process: Process?
+
+        init(path: String) throws {
+            let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 2) } ?? Data()
+            isZip = head == Data([0x50, 0x4B])
+            if isZip {
+                let unzip = Process()
+                unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+                unzip.arguments = ["-p", path, "*export.xml"]
+                let pipe = Pipe()
+                unzip.standardOutput = pipe
+                unzip.standardError = FileHandle.nullDevice
+                do { try unzip.run() } catch { throw CLIError("cannot run unzip to read \(path) (install unzip, or pass the export.xml inside it)") }
+                process = unzip
+                handle = pipe.fileHandleForReading
+            } else {
+                guard let file = FileHandle(forReadingAtPath: path) else { throw CLIError("cannot read \(path)") }
+                process = nil
+                handle = file
+            }
+        }
+
+        func next() throws -> Data? {
+            let chunk = try handle.read(upToCount: 1 << 20)
+            guard let chunk, !chunk.isEmpty else {
+                if let process {
+                    process.waitUntilExit()
+                    if process.terminationStatus != 0 { throw CLIError("unzip could not read export.xml from the file (status \(process.terminationStatus))") }
+                }
+                return nil
+            }
+            return chunk
+        }
+    }
+}

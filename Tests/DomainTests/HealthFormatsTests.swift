@@ -169,6 +169,16 @@ import Testing
         #expect(Self.check(profile).records.map { (($0.value ?? 0) * 10).rounded() / 10 } == [80, 18])
     }
 
+    @Test func aDurationThatIsNoNumberMakesAnErrorNotACrash() throws {
+        let workouts = try CoachFitFormat.decodeWorkouts(Data(#"""
+            {"workouts":[{"workout_type":"running","start_time":"2024-01-15T07:00:00Z","duration_seconds":"nan"},
+                         {"workout_type":"running","start_time":"2024-01-15T07:00:00Z","duration_seconds":"1e999"}]}
+            """#.utf8))
+        let checked = Self.check(workouts)
+        #expect(checked.records.isEmpty)
+        #expect(checked.errors.map(\.field) == ["workouts[0].end", "workouts[1].end"])
+    }
+
     @Test func pulsesNightlySummary() throws {
         let intake = try PulseFormat.decode(Data(#"""
             {"totalSleep":7.5,"deep":1.2,"rem":2.0,"core":4.3,"awake":0.5,"inBedStart":"2024-01-14T22:30:00Z","sleepEnd":"2024-01-15T06:30:00Z","source":"Oura Ring"}

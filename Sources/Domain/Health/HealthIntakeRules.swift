@@ -94,6 +94,8 @@ public enum HealthIntakeRules {
     }
 
     static func timeProblem(start: Date, end: Date, latest: Date) -> String? {
+        // A duration a format turned into an instant (start + NaN seconds) is no time at all.
+        guard start.timeIntervalSince1970.isFinite, end.timeIntervalSince1970.isFinite else { return "is not a time" }
         if end < start { return "is before start" }
         if end > latest { return "is more than a day in the future" }
         if end.timeIntervalSince(start) > longestItem { return "is more than 7 days after start" }

@@ -74,6 +74,27 @@ import Testing
         #expect(HealthIngestDecider.tally(given, command).unknownDeletions == 1)
     }
 
+    @Test func aSampleEditedAndDeletedInOneBatchTakesTheStoredOneWithIt() throws {
+        let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "x")])
+        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: first)])
+        let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "x")])
+        let command = HealthIngestDecider.Command(deviceId: nil, records: edited, deletions: ["x"])
+        let events = try HealthIngestDecider.decide(given, command, Self.time)
+        #expect(events.count == 1)
+        #expect((events.first as? HealthEvent.RecordsDeleted)?.records.map(\.key) == [first[0].key])
+        #expect(HealthIngestDecider.fold(events, from: given).byKey.isEmpty)
+        let tally = HealthIngestDecider.tally(given, command)
+        #expect([tally.inserted, tally.updated, tally.removed.count] as [Int] == [0, 0, 1])
+    }
+
+    @Test func samplesSentAndDeletedInOneBatchNeverReachTheLog() throws {
+        let samples = (0..<300).map { Self.intakeSample(1, at: Self.now.addingTimeInterval(-Double($0) * 600 - 3_600), uuid: "s\($0)") }
+        let command = HealthIngestDecider.Command(deviceId: nil, records: Self.records(samples), deletions: (0..<300).filter { $0 % 2 == 0 }.map { "s\($0)" })
+        let events = try HealthIngestDecider.decide(.init(), command, Self.time)
+        #expect(events.map { ($0 as? HealthEvent.RecordsStored)?.records.count ?? -1 } == [150])
+        #expect(HealthIngestDecider.tally(.init(), command).inserted == 150)
+    }
+
     @Test func aLargeBatchIsCutIntoEventsOfBoundedSize() throws {
         let samples = (0..<1_201).map { Self.intakeSample(1, at: Self.now.addingTimeInterval(-Double($0) * 60 - 3_600)) }
         let events = try HealthIngestDecider.decide(.init(), .init(deviceId: nil, records: Self.records(samples), deletions: []), Self.time)

@@ -62,29 +62,35 @@ public enum HealthIngestDecider: Decider {
         let original = state
         var state = state
         var tally = Tally()
-        var pending: [String: Int] = [:]  // key → index in tally.stored, so a batch's repeats are one record
+        // The batch's own records, by key; nil where one was deleted again within the batch.
+        var stored: [HealthRecord?] = []
+        var pending: [String: Int] = [:]
+        // For a pending record that replaces one from the log: that one (the row to remove, the day to compute again).
+        var replacing: [String: HealthRecord] = [:]
         for record in command.records {
-            if let existing = state.existing(record) {
-                guard record.differs(from: existing) else {
-                    tally.duplicates += 1
-                    continue
-                }
-                if existing.key != record.key || existing.date != record.date {
-                    tally.replaced.append(.init(key: existing.key, kind: existing.kind, name: existing.name, date: existing.date))
-                }
-                if let index = pending[existing.key] ?? pending[record.key] {
-                    tally.stored[index] = record
-                    pending[record.key] = index
-                } else {
-                    pending[record.key] = tally.stored.count
-                    tally.stored.append(record)
-                }
-                tally.updated += 1
-            } else {
-                pending[record.key] = tally.stored.count
-                tally.stored.append(record)
+            guard let existing = state.existing(record) else {
+                pending[record.key] = stored.count
+                stored.append(record)
                 tally.inserted += 1
+                state.store(record)
+                continue
             }
+            guard record.differs(from: existing) else {
+                tally.duplicates += 1
+                continue
+            }
+            let base = replacing[existing.key] ?? original.byKey[existing.key]
+            if let index = pending[existing.key] {
+                stored[index] = record
+                pending[existing.key] = nil
+                pending[record.key] = index
+            } else {
+                pending[record.key] = stored.count
+                stored.append(record)
+            }
+            replacing[existing.key] = nil
+            if let base { replacing[record.key] = base }
+            tally.updated += 1
             state.store(record)
         }
         for uuid in command.deletions {
@@ -93,16 +99,25 @@ public enum HealthIngestDecider: Decider {
                 continue
             }
             if let index = pending[key] {
-                // Sent and deleted in one batch: it never reaches the log.
-                tally.stored.remove(at: index)
-                pending = Dictionary(uniqueKeysWithValues: tally.stored.enumerated().map { ($1.key, $0) })
-                state.remove(key: key)
-                if original.byKey[key] == nil { tally.inserted -= 1 } else { tally.updated -= 1 }
+                // Sent and deleted in one batch: it never reaches the log; what it replaced goes.
+                stored[index] = nil
+                pending[key] = nil
+                if let base = replacing.removeValue(forKey: key) {
+                    tally.updated -= 1
+                    tally.removed.append(.init(key: base.key, kind: base.kind, name: base.name, date: base.date))
+                } else {
+                    tally.inserted -= 1
+                    tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
+                }
+            } else {
                 tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
-                continue
             }
-            tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
             state.remove(key: key)
+        }
+        tally.stored = stored.compactMap { $0 }
+        tally.replaced = tally.stored.compactMap { record in
+            guard let base = replacing[record.key], base.key != record.key || base.date != record.date else { return nil }
+            return .init(key: base.key, kind: base.kind, name: base.name, date: base.date)
         }
         return tally
     }

@@ -357,6 +357,36 @@ import TestSupport
         }
     }
 
+    @Test func heatmapLevelsAndTrendsAreTheUsersOwn() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("trends@example.com").string("access_token"))
+            // Eight days, 2026-03-02 to 03-09, with 1,000 to 8,000 steps; nothing on 03-01 and 03-10.
+            let samples = (2...9).map { day in
+                Self.sample("steps", Double((day - 1) * 1_000), "2026-03-0\(day)T10:00:00Z", "2026-03-0\(day)T11:00:00Z", source: "Watch", kind: "watch")
+            }
+            let sent = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples))
+            let position = try #require(sent.string("position"))
+            let heatmap = try await http.call(.get, "/api/v1/health/heatmap?metric=steps&from=2026-03-01&to=2026-03-10&min_position=\(position)", token: token)
+            #expect(heatmap.status == .ok)
+            let cells = heatmap.object["days"] as? [[String: Any]] ?? []
+            #expect(cells.count == 10)
+            #expect(cells.map { $0["level"] as? Int ?? -1 } == [0, 1, 1, 2, 2, 3, 3, 4, 4, 0])
+            #expect(heatmap.string("unit") == "count")
+            // The last 7 days (03-04 to 03-10) against the 7 before (02-25 to 03-03).
+            let trend = try await http.call(.get, "/api/v1/health/trends?metric=steps&days=7&min_position=\(position)", token: token)
+            #expect(trend.string("from") == "2026-03-04")
+            #expect(trend.object["mean"] as? Double == 5_500)
+            #expect(trend.object["previous_mean"] as? Double == 1_500)
+            #expect(trend.object["change"] as? Double == 4_000)
+            #expect(trend.object["baseline_days"] as? Int == 2)
+            #expect(try await http.call(.get, "/api/v1/health/trends?metric=steps&days=14", token: token).status.code == 422)
+            let latest = try await http.call(.get, "/api/v1/health/latest", token: token)
+            let steps = (latest.object["items"] as? [[String: Any]])?.first { $0["metric"] as? String == "steps" }
+            #expect(steps?["value"] as? Double == 8_000)
+            #expect(steps?["end"] as? String == "2026-03-09T11:00:00Z")
+        }
+    }
+
     @Test func aReadWaitingForAPositionTheModelsHaveNotReachedAnswersNotYet() async throws {
         // No async projectors run here: the position is never reached.
         try await AppHarness.with(now: Self.now) { _, http in

@@ -39,17 +39,9 @@ public struct HealthRecord: Codable, Equatable, Sendable {
 
     public init(uuid: String?, kind: Kind, name: String, value: Double?, startSeconds: Int64, endSeconds: Int64,
                 date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil) {
-        self.uuid = uuid
-        self.kind = kind
-        self.name = name
-        self.value = value
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
-        self.date = date
-        self.source = source
-        self.series = series
-        self.workout = workout
-        key = Self.key(kind: kind, name: name, startSeconds: startSeconds, endSeconds: endSeconds, source: source, series: series)
+        self.init(storedKey: Self.key(kind: kind, name: name, startSeconds: startSeconds, endSeconds: endSeconds, source: source, series: series),
+                  uuid: uuid, kind: kind, name: name, value: value, startSeconds: startSeconds, endSeconds: endSeconds, date: date,
+                  source: source, series: series, workout: workout)
     }
 
     /// A record as stored, under the key it was stored with.

@@ -37,7 +37,8 @@ struct ImportCommand: AsyncParsableCommand {
         }
 
         /// Feeds the file through the reader in 1 MiB chunks and stores every 5,000 items as one
-        /// ingestion (one transaction each): memory stays flat whatever the file's size.
+        /// ingestion (one transaction each): memory stays flat whatever the file's size. The next
+        /// batch is read while the previous one is stored (one at a time: a user's batches queue anyway).
         static func importAll(from source: ExportSource, into health: HealthService, userId: UUID, compressedSize: Int?, size: Int?) async throws -> String {
             var reader = AppleHealthExportReader()
             var batch = HealthIntake()
@@ -45,35 +46,48 @@ struct ImportCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             let terminal = isatty(2) == 1
             var lastDrawn = ContinuousClock.now
-            func store(_ intake: HealthIntake) async throws {
-                let report = try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake)
-                totals.add(report)
-            }
             func pending(_ intake: HealthIntake) -> Int { intake.samples.count + intake.sleep.count + intake.workouts.count + intake.errors.count + intake.skipped }
-            while let chunk = try source.next() {
-                batch.append(reader.feed(chunk))
-                if pending(batch) >= 5_000 {
-                    try await store(batch)
-                    batch = HealthIntake()
+            try await withThrowingTaskGroup(of: HealthIngestionReport.self) { group in
+                var storing = false
+                func store(_ intake: HealthIntake) async throws {
+                    if storing, let report = try await group.next() { totals.add(report) }
+                    group.addTask { try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake) }
+                    storing = true
                 }
-                if terminal, ContinuousClock.now - lastDrawn > .milliseconds(500) {
-                    lastDrawn = ContinuousClock.now
-                    let elapsed = max(0.001, Double((ContinuousClock.now - started).components.seconds))
-                    let rate = Double(reader.recordsSeen) / elapsed
-                    var line = String(format: "\r%d records, %.0f records/s", reader.recordsSeen, rate)
-                    if let size, reader.bytesConsumed > 0 {
-                        let remaining = Double(size - reader.bytesConsumed) / (Double(reader.bytesConsumed) / elapsed)
-                        line += String(format: ", %.0f%%, ETA %.0f s   ", 100 * Double(reader.bytesConsumed) / Double(size), remaining)
+                while let chunk = try source.next() {
+                    batch.append(reader.feed(chunk))
+                    if pending(batch) >= 5_000 {
+                        try await store(batch)
+                        batch = HealthIntake()
                     }
-                    FileHandle.standardError.write(Data(line.utf8))
+                    if terminal, ContinuousClock.now - lastDrawn > .milliseconds(500) {
+                        lastDrawn = ContinuousClock.now
+                        FileHandle.standardError.write(Data(Self.progress(reader, size: size, since: started).utf8))
+                    }
                 }
+                batch.append(reader.finish())
+                if pending(batch) > 0 { try await store(batch) }
+                for try await report in group { totals.add(report) }
             }
-            batch.append(reader.finish())
-            if pending(batch) > 0 { try await store(batch) }
             if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-            let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
+            let seconds = Self.seconds(ContinuousClock.now - started)
             return String(format: "imported %d records in %.1f s (%.0f records/s): ", reader.recordsSeen, seconds, Double(reader.recordsSeen) / max(seconds, 0.001))
                 + totals.description
+        }
+
+        static func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+
+        /// One line, redrawn in place: records so far, their rate, and (for a bare export.xml) the share read and an ETA.
+        static func progress(_ reader: AppleHealthExportReader, size: Int?, since started: ContinuousClock.Instant) -> String {
+            let elapsed = max(0.001, seconds(ContinuousClock.now - started))
+            var line = String(format: "\r%d records, %.0f records/s", reader.recordsSeen, Double(reader.recordsSeen) / elapsed)
+            if let size, reader.bytesConsumed > 0 {
+                let remaining = Double(size - reader.bytesConsumed) / (Double(reader.bytesConsumed) / elapsed)
+                line += String(format: ", %.0f%%, ETA %.0f s   ", 100 * Double(reader.bytesConsumed) / Double(size), max(0, remaining))
+            }
+            return line
         }
     }
 

@@ -141,6 +141,7 @@ import TestSupport
                 // A's night ending 2026-01-01 and A's manual steps for that day.
                 _ = try await http.call(.post, "/api/v1/ingest/health", token: token, json: #"{"sleep":[{"stage":"core","start":"2025-12-31T23:00:00Z","end":"2026-01-01T06:00:00Z","source":{"name":"Watch","kind":"watch"}}],"samples":[{"metric":"steps","value":1234,"start":"2026-01-01T09:00:00Z","end":"2026-01-01T09:10:00Z","source":{"name":"Watch","kind":"watch"}}]}"#)
                 _ = try await http.call(.put, "/api/v1/health/manual/steps/2026-01-01", token: token, json: #"{"value":4321}"#)
+                _ = try await http.call(.put, "/api/v1/health/checkins/2026-01-01", token: token, json: #"{"feeling":5}"#)
                 return "unused"
             },
             attempts: [
@@ -152,9 +153,13 @@ import TestSupport
                 let steps = (latest.object["items"] as? [[String: Any]])?.first { $0["metric"] as? String == "steps" }
                 // A's manual value is still there to remove.
                 let removed = try await http.call(.delete, "/api/v1/health/manual/steps/2026-01-01", token: token)
-                return steps?["value"] as? Double == 1_234 && removed.status == .noContent
+                // A's check-in is A's, whatever B said of the same morning.
+                let recovery = try await http.call(.get, "/api/v1/health/recovery?date=2026-01-01", token: token)
+                let checkIn = recovery.object["check_in"] as? [String: Any]
+                return steps?["value"] as? Double == 1_234 && removed.status == .noContent && checkIn?["feeling"] as? Int == 5
             },
-            ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#)]),
+            ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#),
+                        (.put, "/api/v1/health/checkins/{date}", #"{"feeling":1}"#)]),
     ]
 
     /// Values for the path parameters other than the resource's own id.

@@ -342,6 +342,26 @@ import TestSupport
         for schedule: HabitSchedule in [.daily, .timesPerWeek(3), .everyNDays(2), .monthly(.day(31)), .monthly(.last)] {
             samples.append(try sample("Habit (\(schedule))", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true, schedule: schedule)))
         }
+        // Recovery: a scored date with a check-in, and a calibrating one with neither.
+        var inputs = RecoveryInputs()
+        for offset in 1...10 {
+            inputs.sleepMinutes[day.adding(days: -offset)] = Double(400 + offset)
+            inputs.hrvMs[day.adding(days: -offset)] = Double(40 + offset)
+        }
+        (inputs.sleepMinutes[day], inputs.hrvMs[day]) = (450, 45)
+        let scored = RecoveryFormula.score(date: day, inputs: inputs)
+        let checkIn = HealthReadModel.CheckIn(date: day, feeling: 4, note: "fine")
+        let calibrating = RecoveryFormula.score(date: day, inputs: RecoveryInputs(sleepMinutes: [day: 420], hrvMs: [day: 50, day.adding(days: -1): 50]))
+        samples += [
+            try sample("Recovery", "GET /api/v1/health/recovery", "200", full: false, RecoveryDTO(scored, checkIn: checkIn, language: .ru)),
+            try sample("Recovery (calibrating)", "GET /api/v1/health/recovery", "200", full: false,
+                       RecoveryDTO(calibrating, checkIn: nil, language: .en)),
+            try sample("Recovery series", "GET /api/v1/health/recovery", "200", full: false,
+                       RecoveryListDTO(asOfPosition: "1/2", items: [RecoveryDTO(scored, checkIn: nil, language: .sr)])),
+            try sample("Check-in", "PUT /api/v1/health/checkins/{date}", "200", full: true, CheckInDTO(checkIn, language: .en)),
+            try sample("Labels", "GET /api/v1/labels", "200", full: true, LabelsDTO(lang: "en", labels: LabelCatalogue.labels(.en))),
+        ]
+        #expect(calibrating.status == .calibrating)
         // Problems are encoded by Problem.response(from:), with a plain encoder, not the context's.
         let problem = Problem.invalid([.init(field: "name", message: "must be 1 to 100 characters")])
         samples.append(Sample(name: "Problem", route: "GET /healthz", status: "default", json: try Self.problemEncoder.encode(problem), full: true))
@@ -415,6 +435,10 @@ import TestSupport
             }
         }
         guard let object = value as? [String: Any] else { return [] }
+        if schema["properties"] == nil, let values = schema["additionalProperties"] as? [String: Any] {
+            // A map (labels by key): every value against the one schema.
+            return object.keys.sorted().flatMap { mismatches(object[$0] as Any, values, at: "\(path).\($0)", in: document, exact: exact) }
+        }
         guard let properties = schema["properties"] as? [String: Any] else { return ["\(path) is an object, but its schema lists no properties"] }
         let sent = Set(object.keys)
         let documented = Set(properties.keys)

@@ -58,13 +58,15 @@ enum HealthHistory {
         }
         _ = try await http.call(.delete, "/api/v1/health/manual/steps/2026-06-09", token: token)
         _ = try await http.call(.put, "/api/v1/health/source-priority", token: token, json: #"{"order":["ring","phone","watch"]}"#)
+        let checkIn = try await http.call(.put, "/api/v1/health/checkins/2026-06-20", token: token, json: #"{"feeling":4,"note":"fine"}"#)
+        #expect(checkIn.status == .ok, "\(checkIn.text)")
         let last = try await http.call(.put, "/api/v1/health/manual/steps/2026-06-10", token: token, json: #"{"value":3000}"#)
         return try #require(last.string("position"))
     }
 }
 
 @Suite struct HealthRebuildTests {
-    @Test func theDayAndNightModelsRebuildToWhatTheAsyncProjectorBuilt() async throws {
+    @Test func theDayNightAndRecoveryModelsRebuildToWhatTheAsyncProjectorBuilt() async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-06-30T10:00:00Z") ?? Date(), asyncProjectors: true) { harness, http in
             let token = try #require(try await http.register("health-rebuild@example.com").string("access_token"))
             let position = try await HealthHistory.write(http, owner: token)
@@ -78,6 +80,9 @@ enum HealthHistory {
             }
             // The priority change put the ring first: its night, and the phone's steps where the ring has none.
             #expect(try await http.call(.get, "/api/v1/health/sleep/2026-06-12", token: token).string("source") == "Ring")
+            let recovery = try await http.call(.get, "/api/v1/health/recovery?from=2026-06-01&to=2026-06-30", token: token)
+            let scored = (recovery.object["items"] as? [[String: Any]] ?? []).filter { $0["score"] is Double }
+            #expect(scored.count >= 10, "\(recovery.text)")
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
                 let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 3)
                 _ = try await rebuilder.rebuild(HealthDailyProjector())
@@ -86,6 +91,8 @@ enum HealthHistory {
                 let after = try await ProjectionFixtures.dump(table, orderBy: "t::text", client: harness.client)
                 #expect(after == before[table], "\(table)")
             }
+            let rebuilt = try await http.call(.get, "/api/v1/health/recovery?from=2026-06-01&to=2026-06-30", token: token)
+            #expect(rebuilt.text == recovery.text)
         }
     }
 }

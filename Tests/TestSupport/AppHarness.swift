@@ -74,6 +74,11 @@ public struct JSONResponse: Sendable {
     }
 
     public func string(_ key: String) -> String? { object[key] as? String }
+
+    /// The fields a problem's `errors` name.
+    public var fieldErrors: Set<String> {
+        Set((object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
+    }
 }
 
 extension TestClientProtocol {

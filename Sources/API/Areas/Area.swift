@@ -42,6 +42,7 @@ public enum AreaCatalog {
         FinanceArea.self,
         SavingsArea.self,
         HealthArea.self,
+        LabelsArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

@@ -101,6 +101,33 @@ public struct HealthArea: Area {
                 HealthTrendDTO(try await health.trend(context.userId, metric: metric, days: days), asOf: asOf)
             }
         }
+        reads.get("recovery") { request, context in
+            let language = try await Self.language(request, context, health)
+            if request.query("from") != nil || request.query("to") != nil {
+                guard request.query("date") == nil else { throw ValidationFailure("date", "give either date, or from and to") }
+                let (from, to) = try await Self.range(request, context, health)
+                return try await Self.read(request, context, health) { asOf in
+                    let (scores, checkIns) = try await health.recovery(context.userId, from: from, to: to)
+                    return RecoveryListDTO(asOfPosition: asOf.description,
+                                           items: scores.map { RecoveryDTO($0, checkIn: checkIns[$0.date], language: language) })
+                }
+            }
+            let given = try request.queryDate("date")
+            let date = if let given { given } else { try await health.logicalToday(context.userId) }
+            return try await Self.read(request, context, health) { _ in
+                let (scores, checkIns) = try await health.recovery(context.userId, from: date, to: date)
+                guard let score = scores.first else { throw ResourceError.notFound }
+                return RecoveryDTO(score, checkIn: checkIns[date], language: language)
+            }
+        }
+        reads.put("checkins/{date}") { request, context in
+            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
+                throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
+            }
+            let body = try await request.json(CheckInBody.self, context: context)
+            let stored = try await health.checkIn(context.command(), date: date, feeling: body.feeling, note: body.note)
+            return CheckInDTO(stored, language: try await Self.language(request, context, health))
+        }
         reads.get("source-priority") { _, context in
             SourcePriorityDTO(try await health.priority(context.userId))
         }
@@ -153,6 +180,13 @@ public struct HealthArea: Area {
         guard from <= to else { throw ValidationFailure("from", "must not be after to") }
         guard from.days(until: to) < 400 else { throw ValidationFailure("to", "must be within 400 days of from") }
         return (from, to)
+    }
+
+    /// `?lang=`, then `Accept-Language`, then the user's language, then English.
+    static func language(_ request: Request, _ context: UserRequestContext, _ health: HealthService) async throws -> Language {
+        let (query, accept) = (request.query("lang"), request.headers[.acceptLanguage])
+        if let query, let language = Language(tag: query) { return language }
+        return Language.resolve(query: query, acceptLanguage: accept, userLanguage: try await health.language(context.userId))
     }
 
     static func metric(_ request: Request) throws -> HealthMetric {

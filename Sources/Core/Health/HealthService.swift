@@ -65,10 +65,15 @@ public struct HealthService: Sendable {
 
     // MARK: Settings
 
+    @discardableResult
     func settings(_ context: CommandContext, _ command: HealthSettingsDecider.Command) async throws -> CommandPath.Outcome {
         let owner = context.userId
         let time = try await calendar(owner).decisionTime(at: clock.now())
-        let stream = StreamName(id: HealthEvent.settingsStreamId(owner), ownerId: owner, type: HealthEvent.settingsStreamType)
+        let stream: StreamName = if case .checkIn = command {
+            StreamName(id: HealthEvent.checkInsStreamId(owner), ownerId: owner, type: HealthEvent.checkInsStreamType)
+        } else {
+            StreamName(id: HealthEvent.settingsStreamId(owner), ownerId: owner, type: HealthEvent.settingsStreamType)
+        }
         return try await commands.run(HealthSettingsDecider.self, stream: stream, command: command, context: context, time: time) {
             try await commands.folded(HealthSettingsDecider.self, stream) {
                 try HealthEvent.decodeSettings(type: $0.type, version: $0.schemaVersion, json: $0.data)
@@ -91,6 +96,13 @@ public struct HealthService: Sendable {
 
     public func priority(_ owner: UUID) async throws -> HealthSourcePriority {
         try await health.priority(owner)
+    }
+
+    /// Records how the user feels on `date` (context beside the score; it changes no number).
+    public func checkIn(_ context: CommandContext, date: LocalDate, feeling: Int, note: String?) async throws -> HealthReadModel.CheckIn {
+        try await settings(context, .checkIn(date: date, feeling: feeling, note: note))
+        guard let stored = try await health.checkIns(context.userId, from: date, to: date)[date] else { throw ResourceError.notFound }
+        return stored
     }
 
     // MARK: Reads
@@ -134,6 +146,18 @@ public struct HealthService: Sendable {
 
     public func latest(_ owner: UUID) async throws -> [HealthReadModel.Latest] {
         try await health.latest(owner)
+    }
+
+    /// The recovery scores of from…to with the check-ins of those dates.
+    public func recovery(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> ([RecoveryScore], [LocalDate: HealthReadModel.CheckIn]) {
+        async let scores = health.recovery(owner, from: from, to: to)
+        async let checkIns = health.checkIns(owner, from: from, to: to)
+        return (try await scores, try await checkIns)
+    }
+
+    /// The language the user chose, for words the caller did not ask in another language.
+    public func language(_ owner: UUID) async throws -> Language {
+        try await users.language(owner) ?? .en
     }
 
     public func heatmap(_ owner: UUID, metric: HealthMetric, from: LocalDate, to: LocalDate) async throws -> [HealthHeatmap.Cell] {

@@ -7,6 +7,10 @@ public enum HealthEvent {
     public static func streamId(_ userId: UUID) -> String { "health-\(userId.uuidString.lowercased())" }
     public static let settingsStreamType = "health-settings"
     public static func settingsStreamId(_ userId: UUID) -> String { "health-settings-\(userId.uuidString.lowercased())" }
+    /// Check-ins have a stream of their own: one a day would otherwise make every settings
+    /// command fold years of them.
+    public static let checkInsStreamType = "health-checkins"
+    public static func checkInsStreamId(_ userId: UUID) -> String { "health-checkins-\(userId.uuidString.lowercased())" }
 
     /// The events that change a day's figures or a night.
     public static let affectingDays = [
@@ -80,12 +84,28 @@ public enum HealthEvent {
         public init(priority: HealthSourcePriority) { self.priority = priority }
     }
 
+    /// A person's own word on how they feel on a morning: shown beside the recovery score and in
+    /// the briefing, never an input to any number.
+    public struct CheckInRecorded: DomainEvent, Equatable {
+        public static let type = "health.check_in_recorded"
+        public var date: LocalDate
+        /// 1 (very bad) to 5 (very good).
+        public var feeling: Int
+        public var note: String?
+        public init(date: LocalDate, feeling: Int, note: String?) {
+            self.date = date
+            self.feeling = feeling
+            self.note = note
+        }
+    }
+
     /// A settings stream's event in its current shape.
     public static func decodeSettings(type: String, version: Int16, json: String) throws -> (any DomainEvent)? {
         switch type {
         case ManualValueSet.type: try EventUpcasting.decode(ManualValueSet.self, type: type, version: version, json: json)
         case ManualValueCleared.type: try EventUpcasting.decode(ManualValueCleared.self, type: type, version: version, json: json)
         case SourcePriorityChanged.type: try EventUpcasting.decode(SourcePriorityChanged.self, type: type, version: version, json: json)
+        case CheckInRecorded.type: try EventUpcasting.decode(CheckInRecorded.self, type: type, version: version, json: json)
         default: nil
         }
     }

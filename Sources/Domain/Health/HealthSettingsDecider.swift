@@ -6,6 +6,7 @@ public enum HealthSettingsDecider: Decider {
     public struct State: Sendable, Equatable {
         public var manual: [String: Double] = [:]
         public var priority = HealthSourcePriority.default
+        public var checkIns: [LocalDate: HealthEvent.CheckInRecorded] = [:]
 
         static func key(_ metric: HealthMetric, _ date: LocalDate) -> String { "\(metric.rawValue)|\(date)" }
     }
@@ -15,7 +16,10 @@ public enum HealthSettingsDecider: Decider {
         case setManual(metric: HealthMetric, date: LocalDate, value: Double, unit: String?)
         case clearManual(metric: HealthMetric, date: LocalDate)
         case setPriority([HealthSourceKind])
+        case checkIn(date: LocalDate, feeling: Int, note: String?)
     }
+
+    public static let checkInNoteLength = 500
 
     public static var initial: State { State() }
 
@@ -39,6 +43,19 @@ public enum HealthSettingsDecider: Decider {
             guard !order.isEmpty else { throw ValidationFailure("order", "must name at least one source kind") }
             let priority = HealthSourcePriority(order: order)
             return priority == state.priority ? [] : [HealthEvent.SourcePriorityChanged(priority: priority)]
+        case let .checkIn(date, feeling, note):
+            guard (1...5).contains(feeling) else { throw ValidationFailure("feeling", "must be a whole number from 1 to 5") }
+            guard date <= now.today else { throw ValidationFailure("date", "is in the future") }
+            guard date >= now.today.adding(days: -366) else { throw ValidationFailure("date", "must be within the last year") }
+            let note = note.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+            if let note {
+                guard note.count <= checkInNoteLength else { throw ValidationFailure("note", "must be at most \(checkInNoteLength) characters") }
+                guard !note.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
+                    throw ValidationFailure("note", "must not contain control characters")
+                }
+            }
+            let recorded = HealthEvent.CheckInRecorded(date: date, feeling: feeling, note: note)
+            return state.checkIns[date] == recorded ? [] : [recorded]
         }
     }
 
@@ -48,6 +65,7 @@ public enum HealthSettingsDecider: Decider {
         case let set as HealthEvent.ManualValueSet: state.manual[State.key(set.metric, set.date)] = set.value
         case let cleared as HealthEvent.ManualValueCleared: state.manual[State.key(cleared.metric, cleared.date)] = nil
         case let changed as HealthEvent.SourcePriorityChanged: state.priority = changed.priority
+        case let checkIn as HealthEvent.CheckInRecorded: state.checkIns[checkIn.date] = checkIn
         default: break
         }
         return state

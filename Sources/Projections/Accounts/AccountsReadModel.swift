@@ -46,6 +46,16 @@ public struct AccountsReadModel: Sendable {
         return nil
     }
 
+    /// The user's language; nil for an unknown user.
+    public func language(_ userId: UUID) async throws -> Language? {
+        let rows = try await client.query("SELECT language FROM rm_users WHERE user_id = \(userId)", logger: logger)
+        for try await code in rows.decode(String.self) {
+            guard let language = Language(rawValue: code) else { throw CorruptData("language", code) }
+            return language
+        }
+        return nil
+    }
+
     /// The user's calendar and currency, for areas that hold amounts; nil for an unknown user.
     public func calendarAndCurrency(_ userId: UUID) async throws -> (UserCalendar, Currency)? {
         let rows = try await client.query("""

@@ -8,10 +8,12 @@ import PostgresNIO
 /// An event only says which days it touched; each touched day is computed again, whole, from
 /// the items stored for it now (`rm_health_records`, the manual values, the source priority).
 /// So the result never depends on how the log was cut into batches, and a rebuild equals it.
+/// The recovery scores (`rm_health_recovery`) read those days and nights, so they are kept here,
+/// in the same transaction, after them: a separate reader could score a date before its days.
 public struct HealthDailyProjector: Projector {
     public let name = "health-daily"
     public let mode = ProjectorMode.async
-    public let tables = ["rm_health_daily", "rm_health_sleep"]
+    public let tables = ["rm_health_daily", "rm_health_sleep", "rm_health_recovery"]
     public let eventTypes: [String]? = HealthEvent.affectingDays
     /// Ingestion events carry up to 500 records each: a few dozen are a batch of bounded size.
     public let batchSize = 20
@@ -82,6 +84,8 @@ public struct HealthDailyProjector: Projector {
         let priorities = try await HealthReadModel.priorities(Array(ownersTouched), on: connection, logger: logger)
         try await recomputeDays(quantities, priorities: priorities, on: connection, logger: logger)
         try await recomputeNights(nights, priorities: priorities, on: connection, logger: logger)
+        let scored = quantities.filter { $0.name == HealthMetric.hrvSdnn.rawValue || $0.name == HealthMetric.restingHeartRate.rawValue }
+        try await recomputeRecovery(changed: scored.union(nights), on: connection, logger: logger)
     }
 
     private func recomputeDays(_ days: Set<Day>, priorities: [UUID: HealthSourcePriority], on connection: PostgresConnection, logger: Logger) async throws {

@@ -4,13 +4,14 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Inline read model of a user's manual day values and source priority.
+/// Inline read model of a user's manual day values, source priority and morning check-ins.
 public struct HealthSettingsProjector: Projector {
     public let name = "health-settings"
     public let mode = ProjectorMode.inline
-    public let tables = ["rm_health_manual", "rm_health_settings"]
+    public let tables = ["rm_health_manual", "rm_health_settings", "rm_health_checkins"]
     public let eventTypes: [String]? = [
         HealthEvent.ManualValueSet.type, HealthEvent.ManualValueCleared.type, HealthEvent.SourcePriorityChanged.type,
+        HealthEvent.CheckInRecorded.type,
     ]
 
     public init() {}
@@ -36,6 +37,13 @@ public struct HealthSettingsProjector: Projector {
                 try await connection.run("""
                     INSERT INTO rm_health_settings (owner_id, priority) VALUES (\(owner), \(changed.priority.order.map(\.rawValue)))
                     ON CONFLICT (owner_id) DO UPDATE SET priority = excluded.priority
+                    """, logger: logger)
+            case HealthEvent.CheckInRecorded.type:
+                let checkIn = try decode(HealthEvent.CheckInRecorded.self, event)
+                try await connection.run("""
+                    INSERT INTO rm_health_checkins (owner_id, date, feeling, note)
+                    VALUES (\(owner), \(checkIn.date.description)::date, \(Int16(checkIn.feeling)), \(checkIn.note))
+                    ON CONFLICT (owner_id, date) DO UPDATE SET feeling = excluded.feeling, note = excluded.note
                     """, logger: logger)
             default:
                 continue

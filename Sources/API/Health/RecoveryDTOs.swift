@@ -1,0 +1,134 @@
+import Core
+import Domain
+import Foundation
+import Hummingbird
+import Projections
+
+/// A date's recovery score as clients render it: every word in the asked language.
+struct RecoveryDTO: ResponseEncodable {
+    struct Methodology: Encodable, Sendable {
+        var `class`: String
+        var label: String
+    }
+
+    struct Component: Encodable, Sendable {
+        var key: String
+        var label: String
+        var value: Double?
+        var unit: String
+        var baselineMean: Double?
+        var baselineSd: Double?
+        var baselineDays: Int
+        var z: Double?
+        var score: Double?
+        var weightUsed: Double
+        var available: Bool
+        var reason: String?
+        var reasonLabel: String?
+
+        enum CodingKeys: String, CodingKey {
+            case key, label, value, unit, baselineMean, baselineSd, baselineDays, z, score, weightUsed, available, reason, reasonLabel
+        }
+
+        /// Missing figures are sent as null, not left out: the shape is the same for every date.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(label, forKey: .label)
+            try container.encode(value, forKey: .value)
+            try container.encode(unit, forKey: .unit)
+            try container.encode(baselineMean, forKey: .baselineMean)
+            try container.encode(baselineSd, forKey: .baselineSd)
+            try container.encode(baselineDays, forKey: .baselineDays)
+            try container.encode(z, forKey: .z)
+            try container.encode(score, forKey: .score)
+            try container.encode(weightUsed, forKey: .weightUsed)
+            try container.encode(available, forKey: .available)
+            try container.encodeIfPresent(reason, forKey: .reason)
+            try container.encodeIfPresent(reasonLabel, forKey: .reasonLabel)
+        }
+    }
+
+    var date: String
+    var score: Double?
+    var status: String
+    var statusLabel: String
+    var colorToken: String
+    var formulaVersion: String
+    var methodology: Methodology
+    var daysUntilReady: Int?
+    var components: [Component]
+    var checkIn: CheckInDTO?
+
+    enum CodingKeys: String, CodingKey {
+        case date, score, status, statusLabel, colorToken, formulaVersion, methodology, daysUntilReady, components, checkIn
+    }
+
+    /// `score` and `check_in` are null when there is none (never left out, never 0).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(date, forKey: .date)
+        try container.encode(score, forKey: .score)
+        try container.encode(status, forKey: .status)
+        try container.encode(statusLabel, forKey: .statusLabel)
+        try container.encode(colorToken, forKey: .colorToken)
+        try container.encode(formulaVersion, forKey: .formulaVersion)
+        try container.encode(methodology, forKey: .methodology)
+        try container.encodeIfPresent(daysUntilReady, forKey: .daysUntilReady)
+        try container.encode(components, forKey: .components)
+        try container.encode(checkIn, forKey: .checkIn)
+    }
+
+    init(_ score: RecoveryScore, checkIn: HealthReadModel.CheckIn?, language: Language) {
+        date = score.date.description
+        self.score = score.score
+        status = score.status.rawValue
+        statusLabel = LabelCatalogue.text(LabelCatalogue.status(score.status), language)
+        colorToken = score.status.colorToken
+        formulaVersion = score.formulaVersion
+        methodology = Methodology(class: LabelCatalogue.methodologyClass, label: LabelCatalogue.text(LabelCatalogue.methodology, language))
+        daysUntilReady = score.daysUntilReady
+        components = score.components.map { component in
+            Component(
+                key: component.key.rawValue, label: LabelCatalogue.text(LabelCatalogue.component(component.key), language),
+                value: component.value.map(Self.figure), unit: component.unit, baselineMean: component.baselineMean.map(Self.figure),
+                baselineSd: component.baselineSd.map(Self.figure), baselineDays: component.baselineDays, z: component.z.map(Self.figure),
+                score: component.score.map(RecoveryFormula.rounded), weightUsed: Self.figure(component.weightUsed),
+                available: component.available, reason: component.reason?.rawValue,
+                reasonLabel: component.reason.map { LabelCatalogue.text(LabelCatalogue.reason($0), language) })
+        }
+        self.checkIn = checkIn.map { CheckInDTO($0, language: language) }
+    }
+
+    /// Four decimals: enough to check z against value, mean and sd by hand.
+    static func figure(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+}
+
+struct RecoveryListDTO: ResponseEncodable {
+    var asOfPosition: String
+    var items: [RecoveryDTO]
+}
+
+struct CheckInDTO: ResponseEncodable {
+    var date: String
+    var feeling: Int
+    var feelingLabel: String
+    var note: String?
+
+    init(_ checkIn: HealthReadModel.CheckIn, language: Language) {
+        date = checkIn.date.description
+        feeling = checkIn.feeling
+        feelingLabel = LabelCatalogue.text("check_in.feeling.\(checkIn.feeling)", language)
+        note = checkIn.note
+    }
+}
+
+struct CheckInBody: Decodable {
+    var feeling: Int
+    var note: String?
+}
+
+struct LabelsDTO: ResponseEncodable {
+    var lang: String
+    var labels: [String: String]
+}

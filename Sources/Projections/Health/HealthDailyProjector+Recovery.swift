@@ -1,0 +1,65 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+extension HealthDailyProjector {
+    /// Scores again every date whose score reads a changed day or night: the date itself and the
+    /// 60 after it (their baselines hold it). Only dates with a figure of their own are stored;
+    /// the others answer "no data" when read.
+    func recomputeRecovery(changed: Set<Day>, on connection: PostgresConnection, logger: Logger) async throws {
+        var spans: [UUID: ClosedRange<Int>] = [:]
+        for day in changed {
+            guard let date = LocalDate(day.date) else { continue }
+            let affected = RecoveryFormula.affectedDates(by: date)
+            spans[day.owner] = spans[day.owner].map { min($0.lowerBound, affected.lowerBound)...max($0.upperBound, affected.upperBound) } ?? affected
+        }
+        guard !spans.isEmpty else { return }
+        let owners = Array(spans.keys)
+        let firsts = owners.map { LocalDate(daysSinceEpoch: spans[$0]?.lowerBound ?? 0) }
+        let lasts = owners.map { LocalDate(daysSinceEpoch: spans[$0]?.upperBound ?? 0) }
+        let inputs = try await HealthReadModel.recoveryInputs(
+            owners: owners, from: firsts.map { $0.adding(days: -RecoveryFormula.baselineLength) }, to: lasts, on: connection, logger: logger)
+        var rows: [RecoveryRow] = []
+        for (index, owner) in owners.enumerated() {
+            let given = inputs[owner] ?? RecoveryInputs()
+            for day in firsts[index].daysSinceEpoch...lasts[index].daysSinceEpoch {
+                let date = LocalDate(daysSinceEpoch: day)
+                guard given.hasData(on: date) else { continue }
+                rows.append(RecoveryRow(owner: owner, score: RecoveryFormula.score(date: date, inputs: given), inputs: .init(date, given)))
+            }
+        }
+        let (fromText, toText) = (firsts.map(\.description), lasts.map(\.description))
+        try await connection.run("""
+            DELETE FROM rm_health_recovery r USING unnest(\(owners)::uuid[], \(fromText)::date[], \(toText)::date[]) AS t(owner, first, last)
+            WHERE r.owner_id = t.owner AND r.formula_version = \(RecoveryFormula.version) AND r.date BETWEEN t.first AND t.last
+            """, logger: logger)
+        guard !rows.isEmpty else { return }
+        let json = try EventCoding.encode(rows)
+        try await connection.run("""
+            INSERT INTO rm_health_recovery (owner_id, formula_version, date, score, status, inputs, result)
+            SELECT owner, score ->> 'formula_version', (score ->> 'date')::date, (score ->> 'score')::float8, score ->> 'status', inputs, score
+            FROM jsonb_to_recordset(\(json)::jsonb) AS r(owner uuid, score jsonb, inputs jsonb)
+            """, logger: logger)
+    }
+
+    struct RecoveryRow: Encodable {
+        var owner: UUID
+        var score: RecoveryScore
+        var inputs: DateInputs
+    }
+
+    /// The date's own figures, as the score read them.
+    struct DateInputs: Encodable {
+        var sleepMinutes: Double?
+        var hrvMs: Double?
+        var restingHeartRate: Double?
+
+        init(_ date: LocalDate, _ inputs: RecoveryInputs) {
+            sleepMinutes = inputs.sleepMinutes[date]
+            hrvMs = inputs.hrvMs[date]
+            restingHeartRate = inputs.restingHeartRate[date]
+        }
+    }
+}

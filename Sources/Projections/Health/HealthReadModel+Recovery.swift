@@ -1,0 +1,88 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Reads of the recovery scores and check-ins.
+extension HealthReadModel {
+    public struct CheckIn: Sendable, Equatable {
+        public var date: LocalDate
+        public var feeling: Int
+        public var note: String?
+    }
+
+    /// The `recovery-v1` score of every date from…to. Dates the projector stored (those with a
+    /// figure of their own) come from `rm_health_recovery`; the others have no figure, and are
+    /// scored from the same inputs as "no data" with their baselines as they stand.
+    public func recovery(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [RecoveryScore] {
+        var stored: [LocalDate: RecoveryScore] = [:]
+        let rows = try await client.query("""
+            SELECT date::text, result::text FROM rm_health_recovery
+            WHERE owner_id = \(owner) AND formula_version = \(RecoveryFormula.version)
+              AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            """, logger: logger)
+        for try await (dateText, result) in rows.decode((String, String).self) {
+            guard let date = LocalDate(dateText) else { throw CorruptData("recovery date", dateText) }
+            stored[date] = try EventCoding.decode(RecoveryScore.self, from: result)
+        }
+        let dates = (from.daysSinceEpoch...to.daysSinceEpoch).map(LocalDate.init(daysSinceEpoch:))
+        let missing = dates.filter { stored[$0] == nil }
+        if let first = missing.first, let last = missing.last {
+            let inputs = try await client.withConnection { connection in
+                try await Self.recoveryInputs(owners: [owner], from: [first.adding(days: -RecoveryFormula.baselineLength)], to: [last],
+                                              on: connection, logger: logger)
+            }[owner] ?? RecoveryInputs()
+            for date in missing {
+                // Only the baselines: a figure for the date itself is the projector's to score.
+                var baselineOnly = inputs
+                baselineOnly.sleepMinutes[date] = nil
+                baselineOnly.hrvMs[date] = nil
+                baselineOnly.restingHeartRate[date] = nil
+                stored[date] = RecoveryFormula.score(date: date, inputs: baselineOnly)
+            }
+        }
+        return dates.compactMap { stored[$0] }
+    }
+
+    public func checkIns(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [LocalDate: CheckIn] {
+        var found: [LocalDate: CheckIn] = [:]
+        let rows = try await client.query("""
+            SELECT date::text, feeling, note FROM rm_health_checkins
+            WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            """, logger: logger)
+        for try await (dateText, feeling, note) in rows.decode((String, Int16, String?).self) {
+            guard let date = LocalDate(dateText) else { throw CorruptData("check-in date", dateText) }
+            found[date] = CheckIn(date: date, feeling: Int(feeling), note: note)
+        }
+        return found
+    }
+
+    /// What the recovery formula reads, per owner, for the dates from…to (both included): the
+    /// nights' asleep minutes and the days' HRV and resting heart rate figures.
+    static func recoveryInputs(
+        owners: [UUID], from: [LocalDate], to: [LocalDate], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [UUID: RecoveryInputs] {
+        var found: [UUID: RecoveryInputs] = [:]
+        let (fromText, toText) = (from.map(\.description), to.map(\.description))
+        let metrics = [HealthMetric.hrvSdnn.rawValue, HealthMetric.restingHeartRate.rawValue]
+        let rows = try await connection.query("""
+            SELECT t.owner, 'sleep', s.date::text, s.asleep_minutes::float8
+            FROM unnest(\(owners)::uuid[], \(fromText)::date[], \(toText)::date[]) AS t(owner, first, last)
+            JOIN rm_health_sleep s ON s.owner_id = t.owner AND s.date BETWEEN t.first AND t.last
+            UNION ALL
+            SELECT t.owner, d.metric, d.date::text, d.value
+            FROM unnest(\(owners)::uuid[], \(fromText)::date[], \(toText)::date[]) AS t(owner, first, last)
+            JOIN rm_health_daily d ON d.owner_id = t.owner AND d.date BETWEEN t.first AND t.last AND d.metric = ANY(\(metrics)::text[])
+            """, logger: logger)
+        for try await (owner, name, dateText, value) in rows.decode((UUID, String, String, Double).self) {
+            guard let date = LocalDate(dateText) else { continue }
+            switch name {
+            case "sleep": found[owner, default: RecoveryInputs()].sleepMinutes[date] = value
+            case HealthMetric.hrvSdnn.rawValue: found[owner, default: RecoveryInputs()].hrvMs[date] = value
+            default: found[owner, default: RecoveryInputs()].restingHeartRate[date] = value
+            }
+        }
+        return found
+    }
+}

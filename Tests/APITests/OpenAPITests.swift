@@ -361,6 +361,18 @@ import TestSupport
             try sample("Check-in", "PUT /api/v1/health/checkins/{date}", "200", full: true, CheckInDTO(checkIn, language: .en)),
             try sample("Labels", "GET /api/v1/labels", "200", full: true, LabelsDTO(lang: "en", labels: LabelCatalogue.labels(.en))),
         ]
+        let night = SleepNight(date: day, asleepMinutes: 450, inBedMinutes: 470, awakeMinutes: 20, coreMinutes: 300, deepMinutes: 60,
+                               remMinutes: 90, startSeconds: 0, endSeconds: 0, source: "Watch", segments: [])
+        let briefing = BriefingComposer.compose(
+            BriefingInputs(date: day, recovery: scored, nights: [day: night], days: [.steps: [day.adding(days: -1): 9_000], .bodyMass: [day: 70]],
+                           feeling: 3), language: .en)
+        samples += [
+            try sample("Briefing", "GET /api/v1/health/briefing", "200", full: true,
+                       BriefingDTO(briefing, checkIn: checkIn, freshness: [.sleep: 1_790_000_000], language: .en, asOf: "1/2")),
+            try sample("Briefing (empty)", "GET /api/v1/health/briefing", "200", full: false,
+                       BriefingDTO(BriefingComposer.compose(BriefingInputs(date: day, recovery: calibrating, nights: [:], days: [:], feeling: nil),
+                                                            language: .sr), checkIn: nil, freshness: [:], language: .sr, asOf: "1/2")),
+        ]
         #expect(calibrating.status == .calibrating)
         // Problems are encoded by Problem.response(from:), with a plain encoder, not the context's.
         let problem = Problem.invalid([.init(field: "name", message: "must be 1 to 100 characters")])

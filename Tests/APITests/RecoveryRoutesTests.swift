@@ -214,4 +214,49 @@ import TestSupport
             }
         }
     }
+
+    @Test func theBriefingIsReadyToRenderInEachLanguage() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("briefing@example.com", timezone: "UTC").string("access_token"))
+            var (samples, nights) = Self.history(0...30)
+            for offset in 1...31 {
+                samples.append(#"{"metric":"steps","value":\#(offset == 1 ? 12_000 : 8_000),"start":"\#(Self.date(offset))T09:00:00Z","end":"\#(Self.date(offset))T10:00:00Z","source":{"name":"Watch","kind":"watch"}}"#)
+            }
+            samples.append(Self.sample("body_mass", 71.5, on: Self.date(2)))
+            let position = try await Self.ingest(http, token, samples: samples, nights: nights)
+            _ = try await http.call(.put, "/api/v1/health/checkins/\(Self.today)", token: token, json: #"{"feeling":4}"#)
+
+            var summaries: [String: String] = [:]
+            for lang in ["en", "ru", "sr"] {
+                let briefing = try await http.call(.get, "/api/v1/health/briefing?lang=\(lang)&min_position=\(position)", token: token)
+                #expect(briefing.status == .ok, "\(briefing.text)")
+                #expect(briefing.string("date") == Self.today)
+                #expect(briefing.string("lang") == lang)
+                let sections = briefing.object["sections"] as? [[String: Any]] ?? []
+                #expect(sections.compactMap { $0["key"] as? String } == ["recovery", "sleep", "activity", "cardio", "body"], "\(briefing.text)")
+                let blocks = briefing.object["blocks"] as? [String: Any] ?? [:]
+                for key in ["sleep", "yesterday", "recovery", "recommendation"] {
+                    let text = blocks[key] as? String ?? ""
+                    #expect(!text.isEmpty && !text.contains("{"), "\(lang) \(key): \(text)")
+                }
+                let steps = (sections.first { $0["key"] as? String == "activity" }?["deltas"] as? [[String: Any]])?.first
+                #expect(steps?["value"] as? Double == 12_000)
+                #expect(steps?["baseline"] as? Double == 8_000)
+                #expect(steps?["change_percent"] as? Double == 50)
+                #expect(steps?["good"] as? Bool == true)
+                #expect((briefing.object["check_in"] as? [String: Any])?["feeling"] as? Int == 4)
+                let freshness = briefing.object["freshness"] as? [String: Any] ?? [:]
+                #expect(freshness["sleep"] as? String == "\(Self.today)T07:00:00Z")
+                #expect(freshness["recovery"] as? String == "\(Self.today)T06:00:00Z")
+                #expect(freshness["body"] is String)
+                summaries[lang] = blocks["yesterday"] as? String
+            }
+            #expect(summaries["en"] == "Yesterday: 12,000 steps. That is 50% above your usual.")
+            #expect(summaries["ru"] == "Вчера: шаги — 12\u{00A0}000. Это на 50% больше обычного.")
+            #expect(summaries["sr"] == "Juče: koraci — 12.000. To je 50% više nego obično.")
+            // Without ?lang=, Accept-Language decides.
+            let serbian = try await http.call(.get, "/api/v1/health/briefing", token: token, headers: [.acceptLanguage: "sr"])
+            #expect(serbian.string("lang") == "sr")
+        }
+    }
 }

@@ -120,6 +120,15 @@ public struct HealthArea: Area {
                 return RecoveryDTO(score, checkIn: checkIns[date], language: language)
             }
         }
+        reads.get("briefing") { request, context in
+            let language = try await Self.language(request, context, health)
+            let given = try request.queryDate("date")
+            let date = if let given { given } else { try await health.logicalToday(context.userId) }
+            return try await Self.read(request, context, health) { asOf in
+                let (briefing, checkIn, freshness) = try await health.briefing(context.userId, date: date, language: language)
+                return BriefingDTO(briefing, checkIn: checkIn, freshness: freshness, language: language, asOf: asOf.description)
+            }
+        }
         reads.put("checkins/{date}") { request, context in
             guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
                 throw ValidationFailure("date", "must be a date as YYYY-MM-DD")

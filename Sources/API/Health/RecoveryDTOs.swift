@@ -132,3 +132,104 @@ struct LabelsDTO: ResponseEncodable {
     var lang: String
     var labels: [String: String]
 }
+
+/// `GET /health/briefing`: every word in the asked language; missing figures are null.
+struct BriefingDTO: ResponseEncodable {
+    struct Delta: Encodable, Sendable {
+        var metric: String
+        var value: Double
+        var unit: String
+        var baseline: Double?
+        var change: Double?
+        var changePercent: Double?
+        var direction: String?
+        var good: Bool?
+
+        enum CodingKeys: String, CodingKey { case metric, value, unit, baseline, change, changePercent, direction, good }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(metric, forKey: .metric)
+            try container.encode(value, forKey: .value)
+            try container.encode(unit, forKey: .unit)
+            try container.encode(baseline, forKey: .baseline)
+            try container.encode(change, forKey: .change)
+            try container.encode(changePercent, forKey: .changePercent)
+            try container.encode(direction, forKey: .direction)
+            try container.encode(good, forKey: .good)
+        }
+    }
+
+    struct Section: Encodable, Sendable {
+        var key: String
+        var title: String
+        var summary: String
+        var status: String
+        var colorToken: String
+        var deltas: [Delta]
+        var methodology: RecoveryDTO.Methodology
+    }
+
+    struct Blocks: Encodable, Sendable {
+        var sleep: String?
+        var yesterday: String?
+        var recovery: String?
+        var recommendation: String?
+
+        enum CodingKeys: String, CodingKey { case sleep, yesterday, recovery, recommendation }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sleep, forKey: .sleep)
+            try container.encode(yesterday, forKey: .yesterday)
+            try container.encode(recovery, forKey: .recovery)
+            try container.encode(recommendation, forKey: .recommendation)
+        }
+    }
+
+    var date: String
+    var lang: String
+    var asOfPosition: String
+    var sections: [Section]
+    var blocks: Blocks
+    var checkIn: CheckInDTO?
+    /// Per section key, the newest sample's time (RFC 3339), null when none in the three days up to the date.
+    var freshness: [String: Date?]
+
+    enum CodingKeys: String, CodingKey { case date, lang, asOfPosition, sections, blocks, checkIn, freshness }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(date, forKey: .date)
+        try container.encode(lang, forKey: .lang)
+        try container.encode(asOfPosition, forKey: .asOfPosition)
+        try container.encode(sections, forKey: .sections)
+        try container.encode(blocks, forKey: .blocks)
+        try container.encode(checkIn, forKey: .checkIn)
+        try container.encode(freshness, forKey: .freshness)
+    }
+
+    init(_ briefing: Briefing, checkIn: HealthReadModel.CheckIn?, freshness: [Briefing.SectionKey: Int64], language: Language, asOf: String) {
+        date = briefing.date.description
+        lang = language.rawValue
+        asOfPosition = asOf
+        sections = briefing.sections.map { section in
+            Section(key: section.key.rawValue, title: section.title, summary: section.summary, status: section.status,
+                    colorToken: section.colorToken,
+                    deltas: section.deltas.map {
+                        Delta(metric: $0.metric, value: $0.value, unit: $0.unit, baseline: $0.baseline, change: $0.change,
+                              changePercent: $0.changePercent, direction: $0.direction?.rawValue, good: $0.good)
+                    },
+                    methodology: .init(class: section.methodologyClass, label: section.methodologyLabel))
+        }
+        blocks = Blocks(sleep: briefing.blocks.sleep, yesterday: briefing.blocks.yesterday, recovery: briefing.blocks.recovery,
+                        recommendation: briefing.blocks.recommendation)
+        self.checkIn = checkIn.map { CheckInDTO($0, language: language) }
+        var times: [String: Date?] = [:]
+        for key in Briefing.SectionKey.allCases {
+            // updateValue keeps a nil as null; a subscript assignment of nil would drop the key.
+            times.updateValue(freshness[key].map { Date(timeIntervalSince1970: TimeInterval($0)) }, forKey: key.rawValue)
+        }
+        self.freshness = times
+    }
+}

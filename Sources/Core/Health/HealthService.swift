@@ -155,6 +155,35 @@ public struct HealthService: Sendable {
         return (try await scores, try await checkIns)
     }
 
+    /// The briefing of `date`: the composed sections and texts, the check-in, and each
+    /// section's newest sample time (within the three days up to the date).
+    public func briefing(_ owner: UUID, date: LocalDate, language: Language)
+        async throws -> (Briefing, HealthReadModel.CheckIn?, [Briefing.SectionKey: Int64])
+    {
+        let metrics: [HealthMetric] = [.steps, .activeEnergy, .distance, .restingHeartRate, .hrvSdnn, .spo2, .respiratoryRate, .bodyMass, .bodyFat]
+        let first = date.adding(days: -(RecoveryFormula.baselineLength + 1))
+        async let scores = health.recovery(owner, from: date, to: date)
+        async let nights = health.nightFigures(owner, from: first, to: date)
+        async let days = health.days(owner, from: first, to: date, metrics: metrics)
+        async let checkIns = health.checkIns(owner, from: date, to: date)
+        async let newest = health.newestSamples(
+            owner, metrics: Array(Set(BriefingInputs.freshnessMetrics.values.joined())), from: date.adding(days: -2), to: date)
+        guard let score = try await scores.first else { throw ResourceError.notFound }
+        var byMetric: [HealthMetric: [LocalDate: Double]] = [:]
+        for day in try await days { byMetric[day.metric, default: [:]][day.date] = day.value }
+        let checkIn = try await checkIns[date]
+        let foundNights = try await nights
+        let inputs = BriefingInputs(date: date, recovery: score, nights: foundNights, days: byMetric, feeling: checkIn?.feeling)
+        let briefing = BriefingComposer.compose(inputs, language: language)
+        var freshness: [Briefing.SectionKey: Int64] = [:]
+        let times = try await newest
+        for (section, sectionMetrics) in BriefingInputs.freshnessMetrics {
+            if let newest = sectionMetrics.compactMap({ times[$0] }).max() { freshness[section] = newest }
+        }
+        if let night = foundNights[date] { freshness[.sleep] = night.endSeconds }
+        return (briefing, checkIn, freshness)
+    }
+
     /// The language the user chose, for words the caller did not ask in another language.
     public func language(_ owner: UUID) async throws -> Language {
         try await users.language(owner) ?? .en

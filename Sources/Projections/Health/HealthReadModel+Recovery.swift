@@ -86,3 +86,38 @@ extension HealthReadModel {
         return found
     }
 }
+
+extension HealthReadModel {
+    /// Nights' figures without their segments (a briefing compares minutes, not hypnograms).
+    public func nightFigures(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [LocalDate: SleepNight] {
+        var nights: [LocalDate: SleepNight] = [:]
+        let rows = try await client.query("""
+            SELECT date::text, asleep_minutes, in_bed_minutes, awake_minutes, core_minutes, deep_minutes, rem_minutes, start_s, end_s, source
+            FROM rm_health_sleep WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
+            """, logger: logger)
+        for try await row in rows.decode((String, Int32, Int32, Int32, Int32, Int32, Int32, Int64, Int64, String).self) {
+            guard let date = LocalDate(row.0) else { throw CorruptData("night date", row.0) }
+            nights[date] = SleepNight(
+                date: date, asleepMinutes: Int(row.1), inBedMinutes: Int(row.2), awakeMinutes: Int(row.3), coreMinutes: Int(row.4),
+                deepMinutes: Int(row.5), remMinutes: Int(row.6), startSeconds: row.7, endSeconds: row.8, source: row.9, segments: [])
+        }
+        return nights
+    }
+
+    /// The end of the newest sample of each metric counted for `from`…`to` (seconds since 1970).
+    public func newestSamples(_ owner: UUID, metrics: [HealthMetric], from: LocalDate, to: LocalDate) async throws -> [HealthMetric: Int64] {
+        var found: [HealthMetric: Int64] = [:]
+        let names = metrics.map(\.rawValue)
+        let rows = try await client.query("""
+            SELECT name, max(end_s) FROM rm_health_records
+            WHERE owner_id = \(owner) AND kind = 'quantity' AND name = ANY(\(names)::text[])
+              AND local_date BETWEEN \(from.description)::date AND \(to.description)::date
+            GROUP BY name
+            """, logger: logger)
+        for try await (name, end) in rows.decode((String, Int64).self) {
+            guard let metric = HealthMetric(rawValue: name) else { continue }
+            found[metric] = end
+        }
+        return found
+    }
+}

@@ -51,7 +51,7 @@ struct ImportCommand: AsyncParsableCommand {
                 var storing = false
                 func store(_ intake: HealthIntake) async throws {
                     if storing, let report = try await group.next() { totals.add(report) }
-                    group.addTask { try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake) }
+                    group.addTask { try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake, format: "apple_export") }
                     storing = true
                 }
                 while let chunk = try source.next() {

@@ -147,6 +147,8 @@ import TestSupport
             attempts: [
                 (.get, "/api/v1/health/sleep/{date}", nil),
                 (.delete, "/api/v1/health/manual/{metric}/{date}", nil),
+                // Findings are read per owner (HealthAuditTests acknowledges another user's real one: 404).
+                (.patch, "/api/v1/health/quality/{id}", #"{"status":"acknowledged"}"#),
             ],
             intact: { http, token, _ in
                 let latest = try await http.call(.get, "/api/v1/health/latest", token: token)

@@ -373,6 +373,18 @@ import TestSupport
                        BriefingDTO(BriefingComposer.compose(BriefingInputs(date: day, recovery: calibrating, nights: [:], days: [:], feeling: nil),
                                                             language: .sr), checkIn: nil, freshness: [:], language: .sr, asOf: "1/2")),
         ]
+        let finding = HealthReadModel.Finding(
+            id: id, type: .massDeletion, severity: .critical, metric: "steps", from: day, to: day,
+            evidence: #"{"removed":3,"stored_before":20,"percent":15,"dates":["2026-11-23"]}"#, status: .open, detectedAt: now)
+        var unnamed = finding
+        (unnamed.type, unnamed.metric, unnamed.evidence) = (.duplicates, nil, #"{"received":40,"duplicates":10,"percent":25,"format":"native"}"#)
+        samples += [
+            try sample("Finding", "PATCH /api/v1/health/quality/{id}", "200", full: true, FindingDTO(finding, language: .en, position: "1/2")),
+            try sample("Findings", "GET /api/v1/health/quality", "200", full: false,
+                       FindingsDTO(asOfPosition: "1/2", items: [try FindingDTO(finding, language: .ru), try FindingDTO(unnamed, language: .sr)])),
+            try sample("Quality summary", "GET /api/v1/health/quality/summary", "200", full: true,
+                       QualitySummaryDTO([finding, unnamed], language: .en, asOf: "1/2")),
+        ]
         #expect(calibrating.status == .calibrating)
         // Problems are encoded by Problem.response(from:), with a plain encoder, not the context's.
         let problem = Problem.invalid([.init(field: "name", message: "must be 1 to 100 characters")])
@@ -447,6 +459,7 @@ import TestSupport
             }
         }
         guard let object = value as? [String: Any] else { return [] }
+        if schema["properties"] == nil, schema["additionalProperties"] as? Bool == true { return [] }
         if schema["properties"] == nil, let values = schema["additionalProperties"] as? [String: Any] {
             // A map (labels by key): every value against the one schema.
             return object.keys.sorted().flatMap { mismatches(object[$0] as Any, values, at: "\(path).\($0)", in: document, exact: exact) }

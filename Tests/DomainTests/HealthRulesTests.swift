@@ -221,7 +221,8 @@ import Testing
                          workout: .init(activeEnergyKcal: 300.25, distanceM: nil, avgHeartRate: 0.000012)),
         ]
         let removed = [HealthEvent.RecordsDeleted.Removed(key: "k\\1", kind: .sleep, name: "deep", date: date)]
-        let stored = HealthEvent.RecordsStored(deviceId: UUID(), records: records, replaced: removed)
+        let stored = HealthEvent.RecordsStored(deviceId: UUID(), records: records, replaced: removed,
+                                               intake: .init(format: "health_auto_export", received: 12, duplicates: 3), receivedAt: 1_773_144_000)
         let own = try JSONSerialization.jsonObject(with: Data(stored.encodedJSON().utf8))
         #expect((own as? NSDictionary) == (try Self.generic(stored) as? NSDictionary))
         #expect(try EventCoding.decode(HealthEvent.RecordsStored.self, from: stored.encodedJSON()) == stored)
@@ -231,5 +232,9 @@ import Testing
         let deleted = HealthEvent.RecordsDeleted(records: removed)
         #expect((try JSONSerialization.jsonObject(with: Data(deleted.encodedJSON().utf8)) as? NSDictionary)
                 == (try Self.generic(deleted) as? NSDictionary))
+        let counted = HealthEvent.RecordsDeleted(records: removed, storedBefore: [.init(name: "deep", date: date, count: 7)], receivedAt: 1_773_144_000)
+        #expect((try JSONSerialization.jsonObject(with: Data(counted.encodedJSON().utf8)) as? NSDictionary)
+                == (try Self.generic(counted) as? NSDictionary))
+        #expect(try EventCoding.decode(HealthEvent.RecordsDeleted.self, from: counted.encodedJSON()) == counted)
     }
 }

@@ -95,4 +95,29 @@ enum HealthHistory {
             #expect(rebuilt.text == recovery.text)
         }
     }
+
+    @Test func theAuditRebuildsToWhatItsProjectorBuilt() async throws {
+        try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-06-30T10:00:00Z") ?? Date(), asyncProjectors: true) { harness, http in
+            let token = try #require(try await http.register("audit-rebuild@example.com").string("access_token"))
+            let position = try await HealthHistory.write(http, owner: token)
+            let findings = try await http.call(.get, "/api/v1/health/quality?status=all&min_position=\(position)", token: token)
+            #expect(findings.status == .ok)
+            // The deletion of two watch samples from early June took a third of those days' steps.
+            let types = (findings.object["items"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+            #expect(types.contains("mass_deletion"), "\(findings.text)")
+            var before: [String: [String]] = [:]
+            for table in HealthAuditProjector().tables {
+                before[table] = try await ProjectionFixtures.dump(table, orderBy: "t::text", client: harness.client)
+                #expect((before[table] ?? []).isEmpty == false, "\(table) holds nothing to compare")
+            }
+            try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
+                let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 3)
+                _ = try await rebuilder.rebuild(HealthAuditProjector())
+            }
+            for table in HealthAuditProjector().tables {
+                let after = try await ProjectionFixtures.dump(table, orderBy: "t::text", client: harness.client)
+                #expect(after == before[table], "\(table)")
+            }
+        }
+    }
 }

@@ -9,7 +9,9 @@ import Projections
 /// (`/api/v1/health/*`). Every format is a decoder into one `HealthIntake`; the rest is shared.
 public struct HealthArea: Area {
     public static let name = "Health"
-    public static let projectors: [any Projector] = [HealthRecordsProjector(), HealthSettingsProjector(), HealthDailyProjector()]
+    public static let projectors: [any Projector] = [
+        HealthRecordsProjector(), HealthSettingsProjector(), HealthDailyProjector(), HealthAuditProjector(),
+    ]
     public static let openAPIPart = "health"
     /// Items in one request at most; a larger batch is 413 (send it in parts).
     static let maxItems = 50_000
@@ -23,27 +25,27 @@ public struct HealthArea: Area {
         let health = self.health
         let ingest = api.group("ingest", context: IngestionRequestContext.self)
         ingest.post("health") { request, context in
-            try await Self.ingest(request, context, health) { try NativeHealthFormat.decode($0) }
+            try await Self.ingest(request, context, health, format: "native") { try NativeHealthFormat.decode($0) }
         }
         ingest.post("health-auto-export") { request, context in
-            try await Self.ingest(request, context, health) { try HealthAutoExportFormat.decode($0) }
+            try await Self.ingest(request, context, health, format: "health_auto_export") { try HealthAutoExportFormat.decode($0) }
         }
         // CoachFit's sync client and the Pulse webhook, unchanged but for their base URL.
         ingest.post("steps") { request, context in
             let zone = try await health.timeZone(context.identity.userId)
-            return try await Self.ingest(request, context, health) { try CoachFitFormat.decodeSteps($0, timeZone: zone) }
+            return try await Self.ingest(request, context, health, format: "coachfit") { try CoachFitFormat.decodeSteps($0, timeZone: zone) }
         }
         ingest.post("sleep") { request, context in
-            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeSleep($0) }
+            try await Self.ingest(request, context, health, format: "coachfit") { try CoachFitFormat.decodeSleep($0) }
         }
         ingest.post("workouts") { request, context in
-            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeWorkouts($0) }
+            try await Self.ingest(request, context, health, format: "coachfit") { try CoachFitFormat.decodeWorkouts($0) }
         }
         ingest.post("profile") { request, context in
-            try await Self.ingest(request, context, health) { try CoachFitFormat.decodeProfile($0) }
+            try await Self.ingest(request, context, health, format: "coachfit") { try CoachFitFormat.decodeProfile($0) }
         }
         ingest.post("pulse") { request, context in
-            try await Self.ingest(request, context, health) { try PulseFormat.decode($0) }
+            try await Self.ingest(request, context, health, format: "pulse") { try PulseFormat.decode($0) }
         }
 
         let reads = api.group("health", context: UserRequestContext.self)
@@ -129,6 +131,37 @@ public struct HealthArea: Area {
                 return BriefingDTO(briefing, checkIn: checkIn, freshness: freshness, language: language, asOf: asOf.description)
             }
         }
+        reads.get("quality") { request, context in
+            let language = try await Self.language(request, context, health)
+            let statuses: [HealthAudit.Status] = switch request.query("status") ?? "open" {
+            case "open": [.open]
+            case "acknowledged": [.acknowledged]
+            case "all": HealthAudit.Status.allCases
+            default: throw ValidationFailure("status", "must be open, acknowledged or all")
+            }
+            let (from, to) = (try request.queryDate("from"), try request.queryDate("to"))
+            if let from, let to, from > to { throw ValidationFailure("from", "must not be after to") }
+            return try await Self.read(request, context, health, model: .audit) { asOf in
+                let found = try await health.findings(context.userId, from: from, to: to, statuses: statuses)
+                return FindingsDTO(asOfPosition: asOf.description, items: try found.map { try FindingDTO($0, language: language) })
+            }
+        }
+        reads.get("quality/summary") { request, context in
+            let language = try await Self.language(request, context, health)
+            return try await Self.read(request, context, health, model: .audit) { asOf in
+                let found = try await health.findings(context.userId, from: nil, to: nil, statuses: [.open, .acknowledged])
+                return QualitySummaryDTO(found, language: language, asOf: asOf.description)
+            }
+        }
+        reads.patch("quality/{id}") { request, context in
+            let id = try context.resourceId()
+            let body = try await request.json(AcknowledgeBody.self, context: context)
+            guard body.status == HealthAudit.Status.acknowledged.rawValue else {
+                throw ValidationFailure("status", "must be acknowledged")
+            }
+            let (finding, position) = try await health.acknowledge(context.command(), finding: id)
+            return try FindingDTO(finding, language: try await Self.language(request, context, health), position: position?.description)
+        }
         reads.put("checkins/{date}") { request, context in
             guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
                 throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
@@ -167,7 +200,7 @@ public struct HealthArea: Area {
 
     /// Decodes with `decode`, refuses a batch over the limit, and ingests.
     static func ingest(
-        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService,
+        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String,
         decode: (Data) throws -> HealthIntake
     ) async throws -> HealthIngestionDTO {
         var request = request
@@ -178,7 +211,7 @@ public struct HealthArea: Area {
             throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
                           detail: "The batch has \(intake.received) items; send at most \(maxItems) per request.")
         }
-        return HealthIngestionDTO(try await health.ingest(context.command(), deviceId: context.deviceId, intake))
+        return HealthIngestionDTO(try await health.ingest(context.command(), deviceId: context.deviceId, intake, format: format))
     }
 
     /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical today.
@@ -232,7 +265,8 @@ public struct HealthArea: Area {
     /// short wait answers 202 "not yet" with `Retry-After`, so a client never reads stale figures
     /// as if they were its own write's.
     static func read<Body: ResponseEncodable>(
-        _ request: Request, _ context: UserRequestContext, _ health: HealthService, _ body: (LogPosition) async throws -> Body
+        _ request: Request, _ context: UserRequestContext, _ health: HealthService, model: HealthService.AsyncModel = .days,
+        _ body: (LogPosition) async throws -> Body
     ) async throws -> Response {
         let asked = try request.query("min_position").map { raw in
             guard let position = LogPosition(text: raw) else {
@@ -240,7 +274,7 @@ public struct HealthArea: Area {
             }
             return position
         }
-        let (caughtUp, asOf) = try await health.waitForDays(asked)
+        let (caughtUp, asOf) = try await health.waitForDays(asked, model: model)
         if !caughtUp, let asked {
             var response = try NotYetDTO(minPosition: asked.description, asOfPosition: asOf.description).response(from: request, context: context)
             response.status = .accepted

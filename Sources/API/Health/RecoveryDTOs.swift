@@ -233,3 +233,101 @@ struct BriefingDTO: ResponseEncodable {
         self.freshness = times
     }
 }
+
+/// A JSON value read back from storage, sent on as it is (a finding's evidence: numbers,
+/// words, lists and objects; no booleans).
+enum JSONValue: Encodable, Sendable {
+    case null
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(_ any: Any) {
+        switch any {
+        case let value as NSNumber: self = .number(value.doubleValue)
+        case let value as String: self = .string(value)
+        case let value as [Any]: self = .array(value.map(JSONValue.init))
+        case let value as [String: Any]: self = .object(value.mapValues(JSONValue.init))
+        default: self = .null
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+struct FindingDTO: ResponseEncodable {
+    var id: String
+    var type: String
+    var typeLabel: String
+    var severity: String
+    var metric: String?
+    var from: String
+    var to: String
+    var summary: String
+    var evidence: JSONValue
+    var status: String
+    var detectedAt: Date
+    /// On an acknowledgement: pass as `min_position` to read it back.
+    var position: String?
+
+    init(_ finding: HealthReadModel.Finding, language: Language, position: String? = nil) throws {
+        let evidence = try JSONSerialization.jsonObject(with: Data(finding.evidence.utf8)) as? [String: Any] ?? [:]
+        id = finding.id.uuidString.lowercased()
+        type = finding.type.rawValue
+        typeLabel = LabelCatalogue.text("audit.type.\(finding.type.rawValue)", language)
+        severity = finding.severity.rawValue
+        metric = finding.metric
+        from = finding.from.description
+        to = finding.to.description
+        summary = HealthAudit.summary(finding.type, metric: finding.metric, evidence: evidence, language: language)
+        self.evidence = JSONValue(evidence)
+        status = finding.status.rawValue
+        detectedAt = finding.detectedAt
+        self.position = position
+    }
+}
+
+struct FindingsDTO: ResponseEncodable {
+    var asOfPosition: String
+    var items: [FindingDTO]
+}
+
+struct AcknowledgeBody: Decodable {
+    var status: String
+}
+
+/// The audit at a glance: the state from the open findings' severities, its colour, and the
+/// open findings per type (every type listed, 0 when none).
+struct QualitySummaryDTO: ResponseEncodable {
+    var state: String
+    var stateLabel: String
+    var colorToken: String
+    var counts: [String: Int]
+    var open: Int
+    var acknowledged: Int
+    var asOfPosition: String
+
+    init(_ findings: [HealthReadModel.Finding], language: Language, asOf: String) {
+        let open = findings.filter { $0.status == .open }
+        let state = HealthAudit.State.of(openSeverities: open.map(\.severity))
+        self.state = state.rawValue
+        stateLabel = LabelCatalogue.text("audit.state.\(state.rawValue)", language)
+        colorToken = state.colorToken
+        var counts = Dictionary(uniqueKeysWithValues: HealthAudit.FindingType.allCases.map { ($0.rawValue, 0) })
+        for finding in open { counts[finding.type.rawValue, default: 0] += 1 }
+        self.counts = counts
+        self.open = open.count
+        acknowledged = findings.count - open.count
+        asOfPosition = asOf
+    }
+}

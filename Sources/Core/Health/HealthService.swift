@@ -31,12 +31,15 @@ public struct HealthService: Sendable {
     /// Stores what is new in `intake` for the user; `deviceId` names the device key that sent it.
     /// The whole request is one append (its records cut into events of bounded size), so it is
     /// stored whole or not at all; a batch of thousands is a handful of statements.
-    public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake) async throws -> HealthIngestionReport {
+    public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String) async throws -> HealthIngestionReport {
         let owner = context.userId
         let calendar = try await calendar(owner)
         let now = clock.now()
         let checked = HealthIntakeRules.check(intake, timeZone: calendar.timeZone, now: now)
-        let command = HealthIngestDecider.Command(deviceId: deviceId, records: checked.records, deletions: checked.deletions)
+        // What the deleted items' days held before, as evidence for the audit's mass-deletion rule.
+        let storedOnDates = checked.deletions.isEmpty ? [:] : try await health.storedOnDates(owner, uuids: checked.deletions)
+        let command = HealthIngestDecider.Command(deviceId: deviceId, records: checked.records, deletions: checked.deletions, format: format,
+                                                  storedOnDates: storedOnDates)
         let stream = samplesStream(owner)
         let keys = checked.records.map(\.key), uuids = checked.records.compactMap(\.uuid) + checked.deletions
         // The state the successful attempt decided on: the answer's counts are its tally.
@@ -109,16 +112,22 @@ public struct HealthService: Sendable {
 
     /// Waits, briefly, until the day and night read models have read past `position`; false
     /// when they have not within `timeout` (the client asks again).
-    public func waitForDays(_ position: LogPosition?, timeout: Duration = .seconds(3)) async throws -> (caughtUp: Bool, asOf: LogPosition) {
-        var asOf = try await health.daysPosition()
+    public func waitForDays(_ position: LogPosition?, model: AsyncModel = .days, timeout: Duration = .seconds(3)) async throws -> (caughtUp: Bool, asOf: LogPosition) {
+        let read = { model == .days ? try await health.daysPosition() : try await health.auditPosition() }
+        var asOf = try await read()
         guard let position else { return (true, asOf) }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while asOf < position {
             guard ContinuousClock.now < deadline else { return (false, asOf) }
             try await Task.sleep(for: .milliseconds(10))
-            asOf = try await health.daysPosition()
+            asOf = try await read()
         }
         return (true, asOf)
+    }
+
+    /// The async health models a read can wait for: days, nights and recovery, or the audit.
+    public enum AsyncModel: Sendable {
+        case days, audit
     }
 
     /// The user's zone, for formats whose days have no offset (a client's daily totals).
@@ -182,6 +191,20 @@ public struct HealthService: Sendable {
         }
         if let night = foundNights[date] { freshness[.sleep] = night.endSeconds }
         return (briefing, checkIn, freshness)
+    }
+
+    public func findings(_ owner: UUID, from: LocalDate?, to: LocalDate?, statuses: [HealthAudit.Status]) async throws -> [HealthReadModel.Finding] {
+        try await health.findings(owner, from: from, to: to, statuses: statuses)
+    }
+
+    /// Acknowledges the user's finding `id` (404 for another user's or an unknown one).
+    public func acknowledge(_ context: CommandContext, finding id: UUID) async throws -> (HealthReadModel.Finding, LogPosition?) {
+        guard var finding = try await health.findings(context.userId, from: nil, to: nil, statuses: HealthAudit.Status.allCases, id: id).first
+        else { throw ResourceError.notFound }
+        let outcome = try await settings(context, .acknowledgeFinding(id, status: finding.status))
+        // The audit applies the event when it next reads the log; the answer is what it will hold.
+        finding.status = .acknowledged
+        return (finding, outcome.appended.last?.position)
     }
 
     /// The language the user chose, for words the caller did not ask in another language.

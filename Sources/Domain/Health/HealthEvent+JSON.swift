@@ -15,6 +15,15 @@ extension HealthEvent.RecordsStored: SelfEncodingEvent {
         json.openArray()
         for removed in replaced { json.element(); json.removed(removed) }
         json.closeArray()
+        if let intake {
+            json.key("intake")
+            json.open()
+            json.field("format", intake.format)
+            json.key("received"); json.number(Int64(intake.received))
+            json.key("duplicates"); json.number(Int64(intake.duplicates))
+            json.close()
+        }
+        if let receivedAt { json.key("received_at"); json.number(receivedAt) }
         json.close()
         return json.text
     }
@@ -28,6 +37,20 @@ extension HealthEvent.RecordsDeleted: SelfEncodingEvent {
         json.openArray()
         for removed in records { json.element(); json.removed(removed) }
         json.closeArray()
+        if let storedBefore {
+            json.key("stored_before")
+            json.openArray()
+            for day in storedBefore {
+                json.element()
+                json.open()
+                json.field("name", day.name)
+                json.field("date", day.date.description)
+                json.key("count"); json.number(Int64(day.count))
+                json.close()
+            }
+            json.closeArray()
+        }
+        if let receivedAt { json.key("received_at"); json.number(receivedAt) }
         json.close()
         return json.text
     }

@@ -28,10 +28,33 @@ public enum HealthEvent {
         /// Items these records replace under another key or on another date (an edited sample
         /// with the same uuid): gone from where they were.
         public var replaced: [RecordsDeleted.Removed]
-        public init(deviceId: UUID?, records: [HealthRecord], replaced: [RecordsDeleted.Removed] = []) {
+        /// On a request's first event: what the request brought, for the data-quality audit.
+        public var intake: Intake?
+        /// When the request arrived by the server's clock (seconds since 1970): late data is
+        /// told by it, the same way in a rebuild.
+        public var receivedAt: Int64?
+        public init(deviceId: UUID?, records: [HealthRecord], replaced: [RecordsDeleted.Removed] = [], intake: Intake? = nil,
+                    receivedAt: Int64? = nil) {
             self.deviceId = deviceId
             self.records = records
             self.replaced = replaced
+            self.intake = intake
+            self.receivedAt = receivedAt
+        }
+    }
+
+    /// A request's counts as ingestion saw them: the log keeps only what was new, so the
+    /// duplicates a request carried are counted here.
+    public struct Intake: Codable, Equatable, Sendable {
+        /// The route's format: native, health_auto_export, coachfit, pulse, apple_export.
+        public var format: String
+        /// Items checked (samples, nights' segments, workouts) and how many of them were already stored.
+        public var received: Int
+        public var duplicates: Int
+        public init(format: String, received: Int, duplicates: Int) {
+            self.format = format
+            self.received = received
+            self.duplicates = duplicates
         }
     }
 
@@ -39,7 +62,26 @@ public enum HealthEvent {
     public struct RecordsDeleted: DomainEvent, Equatable {
         public static let type = "health.records_deleted"
         public var records: [Removed]
-        public init(records: [Removed]) { self.records = records }
+        /// How many items each metric and date of the removed ones held before the deletion, and
+        /// when it arrived: what the audit needs to tell a mass deletion, rebuildable from the log.
+        public var storedBefore: [DayCount]?
+        public var receivedAt: Int64?
+        public init(records: [Removed], storedBefore: [DayCount]? = nil, receivedAt: Int64? = nil) {
+            self.records = records
+            self.storedBefore = storedBefore
+            self.receivedAt = receivedAt
+        }
+
+        public struct DayCount: Codable, Equatable, Sendable {
+            public var name: String
+            public var date: LocalDate
+            public var count: Int
+            public init(name: String, date: LocalDate, count: Int) {
+                self.name = name
+                self.date = date
+                self.count = count
+            }
+        }
 
         public struct Removed: Codable, Equatable, Sendable {
             public var key: String
@@ -99,6 +141,13 @@ public enum HealthEvent {
         }
     }
 
+    /// The user saw a data-quality finding and set it aside.
+    public struct FindingAcknowledged: DomainEvent, Equatable {
+        public static let type = "health.finding_acknowledged"
+        public var findingId: UUID
+        public init(findingId: UUID) { self.findingId = findingId }
+    }
+
     /// A settings stream's event in its current shape.
     public static func decodeSettings(type: String, version: Int16, json: String) throws -> (any DomainEvent)? {
         switch type {
@@ -106,6 +155,7 @@ public enum HealthEvent {
         case ManualValueCleared.type: try EventUpcasting.decode(ManualValueCleared.self, type: type, version: version, json: json)
         case SourcePriorityChanged.type: try EventUpcasting.decode(SourcePriorityChanged.self, type: type, version: version, json: json)
         case CheckInRecorded.type: try EventUpcasting.decode(CheckInRecorded.self, type: type, version: version, json: json)
+        case FindingAcknowledged.type: try EventUpcasting.decode(FindingAcknowledged.self, type: type, version: version, json: json)
         default: nil
         }
     }

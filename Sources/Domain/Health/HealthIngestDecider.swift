@@ -36,10 +36,16 @@ public enum HealthIngestDecider: Decider {
         public var deviceId: UUID?
         public var records: [HealthRecord]
         public var deletions: [String]
-        public init(deviceId: UUID?, records: [HealthRecord], deletions: [String]) {
+        /// The route's format, for the audit (see `HealthEvent.Intake`).
+        public var format: String
+        /// Items stored per "metric|date" before this command, for the dates its deletions touch.
+        public var storedOnDates: [String: Int]
+        public init(deviceId: UUID?, records: [HealthRecord], deletions: [String], format: String = "native", storedOnDates: [String: Int] = [:]) {
             self.deviceId = deviceId
             self.records = records
             self.deletions = deletions
+            self.format = format
+            self.storedOnDates = storedOnDates
         }
     }
 
@@ -124,15 +130,27 @@ public enum HealthIngestDecider: Decider {
 
     public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [any DomainEvent] {
         let tally = tally(state, command)
+        let arrived = Int64(now.instant.timeIntervalSince1970.rounded(.down))
+        let intake = HealthEvent.Intake(format: command.format, received: command.records.count, duplicates: tally.duplicates)
         var events: [any DomainEvent] = stride(from: 0, to: tally.stored.count, by: recordsPerEvent).map { start in
             HealthEvent.RecordsStored(
                 deviceId: command.deviceId,
                 records: Array(tally.stored[start..<min(start + recordsPerEvent, tally.stored.count)]),
-                replaced: start == 0 ? tally.replaced : [])
+                replaced: start == 0 ? tally.replaced : [],
+                intake: start == 0 ? intake : nil,
+                receivedAt: arrived)
         }
         // Only what the log holds is deleted from it; a record sent and deleted in this batch never got there.
         let logged = tally.removed.filter { state.byKey[$0.key] != nil }
-        if !logged.isEmpty { events.append(HealthEvent.RecordsDeleted(records: logged)) }
+        if !logged.isEmpty {
+            let days = Set(logged.map { "\($0.name)|\($0.date)" })
+            let before = logged.reduce(into: [String: HealthEvent.RecordsDeleted.DayCount]()) { counts, removed in
+                let key = "\(removed.name)|\(removed.date)"
+                counts[key] = .init(name: removed.name, date: removed.date, count: command.storedOnDates[key] ?? 0)
+            }
+            events.append(HealthEvent.RecordsDeleted(
+                records: logged, storedBefore: days.sorted().compactMap { before[$0] }, receivedAt: arrived))
+        }
         return events
     }
 

@@ -17,6 +17,9 @@ public enum HealthSettingsDecider: Decider {
         case clearManual(metric: HealthMetric, date: LocalDate)
         case setPriority([HealthSourceKind])
         case checkIn(date: LocalDate, feeling: Int, note: String?)
+        /// Set a data-quality finding aside, given its status as the audit has it now (the
+        /// service reads it, and answers 404 for a finding that is not the user's).
+        case acknowledgeFinding(UUID, status: HealthAudit.Status)
     }
 
     public static let checkInNoteLength = 500
@@ -56,6 +59,12 @@ public enum HealthSettingsDecider: Decider {
             }
             let recorded = HealthEvent.CheckInRecorded(date: date, feeling: feeling, note: note)
             return state.checkIns[date] == recorded ? [] : [recorded]
+        case let .acknowledgeFinding(id, status):
+            switch status {
+            case .open: return [HealthEvent.FindingAcknowledged(findingId: id)]
+            case .acknowledged: return []
+            case .resolved: throw ResourceError.conflict("the finding is resolved: its condition cleared")
+            }
         }
     }
 

@@ -25,6 +25,19 @@ public enum LabelCatalogue {
     public static let methodology = "methodology.heuristic_personalized"
 
     static let english: [String: String] = [
+        "audit.summary.duplicates": "{percent}% of the {received} items in one {format} batch were already stored",
+        "audit.summary.historical_insertion": "{count} samples arrived up to {days} after their dates",
+        "audit.summary.gap": "No {metric} data on a day you usually have it",
+        "audit.summary.source_divergence": "{source_a} and {source_b} disagree on {metric} on {count} of the last 7 days",
+        "audit.summary.mass_deletion": "A deletion removed {count} of {before} {metric} samples from older dates",
+        "audit.type.duplicates": "Duplicates",
+        "audit.type.historical_insertion": "Late data",
+        "audit.type.gap": "Missing day",
+        "audit.type.source_divergence": "Sources disagree",
+        "audit.type.mass_deletion": "Mass deletion",
+        "audit.state.healthy": "Data looks healthy",
+        "audit.state.warning": "Data needs a look",
+        "audit.state.critical": "Data may have been lost",
         "methodology.device_measured": "Measured by your devices, compared with your baseline",
         "briefing.section.recovery": "Recovery",
         "briefing.section.sleep": "Sleep",
@@ -94,6 +107,19 @@ public enum LabelCatalogue {
     ]
 
     static let russian: [String: String] = [
+        "audit.summary.duplicates": "{percent}% из {received} элементов пакета {format} уже были сохранены",
+        "audit.summary.historical_insertion": "Образцы ({count}) пришли с опозданием до {days} после своих дат",
+        "audit.summary.gap": "Нет данных «{metric}» за день, когда они обычно есть",
+        "audit.summary.source_divergence": "{source_a} и {source_b} расходятся в данных «{metric}»: {count} из последних 7 дней",
+        "audit.summary.mass_deletion": "Удаление убрало {count} из {before} образцов «{metric}» за прошлые даты",
+        "audit.type.duplicates": "Дубликаты",
+        "audit.type.historical_insertion": "Запоздавшие данные",
+        "audit.type.gap": "Пропущенный день",
+        "audit.type.source_divergence": "Источники расходятся",
+        "audit.type.mass_deletion": "Массовое удаление",
+        "audit.state.healthy": "Данные в порядке",
+        "audit.state.warning": "Данные стоит проверить",
+        "audit.state.critical": "Данные могли быть потеряны",
         "methodology.device_measured": "Измерено вашими устройствами, в сравнении с вашим уровнем",
         "briefing.section.recovery": "Восстановление",
         "briefing.section.sleep": "Сон",
@@ -163,6 +189,19 @@ public enum LabelCatalogue {
     ]
 
     static let serbian: [String: String] = [
+        "audit.summary.duplicates": "{percent}% od {received} stavki u paketu {format} već je bilo sačuvano",
+        "audit.summary.historical_insertion": "Uzorci ({count}) stigli su sa zakašnjenjem do {days} posle svojih datuma",
+        "audit.summary.gap": "Nema podataka „{metric}” za dan kada ih obično ima",
+        "audit.summary.source_divergence": "{source_a} i {source_b} se ne slažu za „{metric}”: {count} od poslednjih 7 dana",
+        "audit.summary.mass_deletion": "Brisanje je uklonilo {count} od {before} uzoraka „{metric}” za ranije datume",
+        "audit.type.duplicates": "Duplikati",
+        "audit.type.historical_insertion": "Zakasneli podaci",
+        "audit.type.gap": "Dan bez podataka",
+        "audit.type.source_divergence": "Izvori se ne slažu",
+        "audit.type.mass_deletion": "Masovno brisanje",
+        "audit.state.healthy": "Podaci su u redu",
+        "audit.state.warning": "Podatke treba proveriti",
+        "audit.state.critical": "Podaci su možda izgubljeni",
         "methodology.device_measured": "Izmereno vašim uređajima, u poređenju sa vašim nivoom",
         "briefing.section.recovery": "Oporavak",
         "briefing.section.sleep": "San",

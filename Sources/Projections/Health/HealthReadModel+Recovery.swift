@@ -121,3 +121,47 @@ extension HealthReadModel {
         return found
     }
 }
+
+extension HealthReadModel {
+    public struct Finding: Sendable {
+        public var id: UUID
+        public var type: HealthAudit.FindingType
+        public var severity: HealthAudit.Severity
+        public var metric: String?
+        public var from: LocalDate
+        public var to: LocalDate
+        /// The evidence as JSON text.
+        public var evidence: String
+        public var status: HealthAudit.Status
+        public var detectedAt: Date
+    }
+
+    /// Findings whose dates meet from…to (all dates when nil), newest first, at most 500.
+    public func findings(_ owner: UUID, from: LocalDate?, to: LocalDate?, statuses: [HealthAudit.Status], id: UUID? = nil) async throws -> [Finding] {
+        var found: [Finding] = []
+        let names = statuses.map(\.rawValue)
+        let rows = try await client.query("""
+            SELECT id, type, severity, metric, from_date::text, to_date::text, evidence::text, status, detected_at
+            FROM rm_health_findings
+            WHERE owner_id = \(owner) AND status = ANY(\(names)::text[]) AND (\(id)::uuid IS NULL OR id = \(id))
+              AND (\(from?.description)::date IS NULL OR to_date >= \(from?.description)::date)
+              AND (\(to?.description)::date IS NULL OR from_date <= \(to?.description)::date)
+            ORDER BY detected_at DESC, key LIMIT 500
+            """, logger: logger)
+        for try await row in rows.decode((UUID, String, String, String?, String, String, String, String, Date).self) {
+            guard let type = HealthAudit.FindingType(rawValue: row.1), let severity = HealthAudit.Severity(rawValue: row.2),
+                  let from = LocalDate(row.4), let to = LocalDate(row.5), let status = HealthAudit.Status(rawValue: row.7)
+            else { throw CorruptData("finding", row.0.uuidString) }
+            found.append(Finding(id: row.0, type: type, severity: severity, metric: row.3, from: from, to: to, evidence: row.6,
+                                 status: status, detectedAt: row.8))
+        }
+        return found
+    }
+
+    /// How far the audit has read the log.
+    public func auditPosition() async throws -> LogPosition {
+        try await client.withConnection { connection in
+            try await Checkpoints.read(HealthAuditProjector().name, on: connection, logger: logger)
+        }
+    }
+}

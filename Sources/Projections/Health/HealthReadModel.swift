@@ -44,6 +44,18 @@ public struct HealthReadModel: Sendable {
         return (records, version)
     }
 
+    /// Items stored per "metric|date" on the days of the items with these uuids.
+    public func storedOnDates(_ owner: UUID, uuids: [String]) async throws -> [String: Int] {
+        var found: [String: Int] = [:]
+        let rows = try await client.query("""
+            SELECT d.name, d.local_date::text, (SELECT count(*) FROM rm_health_records c
+                                                WHERE c.owner_id = \(owner) AND c.kind = d.kind AND c.name = d.name AND c.local_date = d.local_date)
+            FROM (SELECT DISTINCT kind, name, local_date FROM rm_health_records WHERE owner_id = \(owner) AND uuid = ANY(\(uuids)::text[])) AS d
+            """, logger: logger)
+        for try await (name, date, count) in rows.decode((String, String, Int64).self) { found["\(name)|\(date)"] = Int(count) }
+        return found
+    }
+
     /// The position of the last event of a stream (what a client waits for after a write that
     /// found nothing new to store), nil when the stream has none.
     public func lastPosition(ofStream streamId: String) async throws -> LogPosition? {

@@ -1,0 +1,368 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The data-integrity audit (`rm_health_findings`), async. Findings of a request (too many
+/// duplicates, late data, a mass deletion) come from what its events carry; conditions of the
+/// data (a gap, two sources that disagree) are evaluated again for every metric and date a
+/// batch touched, from the inline item rows, which are never behind the log. The rules are
+/// `HealthAudit`'s.
+public struct HealthAuditProjector: Projector {
+    public let name = "health-audit"
+    public let mode = ProjectorMode.async
+    public let tables = ["rm_health_findings", "rm_health_source_overlap"]
+    public let eventTypes: [String]? = [
+        HealthEvent.RecordsStored.type, HealthEvent.RecordsDeleted.type, HealthEvent.ManualValueSet.type,
+        HealthEvent.ManualValueCleared.type, HealthEvent.FindingAcknowledged.type,
+    ]
+    public let batchSize = 20
+
+    public init() {}
+
+    struct Touch: Hashable {
+        var owner: UUID
+        var metric: String
+        var date: LocalDate
+    }
+
+    /// A finding as stored; `detectedAt` in seconds since 1970.
+    struct Finding: Encodable {
+        var owner: UUID
+        var key: String
+        var type: String
+        var severity: String
+        var metric: String?
+        var fromDate: String
+        var toDate: String
+        var evidence: [String: Evidence]
+        var detectedAt: Int64
+
+        init(owner: UUID, key: String, type: HealthAudit.FindingType, metric: String?, from: LocalDate, to: LocalDate,
+             evidence: [String: Evidence], detectedAt: Int64) {
+            self.owner = owner
+            self.key = key
+            self.type = type.rawValue
+            severity = type.severity.rawValue
+            self.metric = metric
+            fromDate = from.description
+            toDate = to.description
+            self.evidence = evidence
+            self.detectedAt = detectedAt
+        }
+    }
+
+    /// Evidence values: numbers, words, and lists of days.
+    enum Evidence: Encodable {
+        case number(Double)
+        case text(String)
+        case list([[String: Evidence]])
+        case texts([String])
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .number(let value): try container.encode(value)
+            case .text(let value): try container.encode(value)
+            case .list(let value): try container.encode(value)
+            case .texts(let value): try container.encode(value)
+            }
+        }
+    }
+
+    public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        var touched = Set<Touch>()
+        var findings: [Finding] = []
+        var positions: [Int64] = [], payloads: [String] = [], owners: [UUID] = [], transactions: [String] = []
+        var acknowledged: [(UUID, UUID)] = []
+        for event in events {
+            switch event.type {
+            case HealthEvent.RecordsStored.type:
+                if let upcast = try upcastPayload(event) {
+                    (payloads, owners, transactions) = (payloads + [upcast], owners + [event.ownerId], transactions + [String(event.position.transactionId)])
+                } else {
+                    positions.append(event.position.globalPosition)
+                }
+            case HealthEvent.RecordsDeleted.type:
+                let deleted = try decode(HealthEvent.RecordsDeleted.self, event)
+                for removed in deleted.records where removed.kind == .quantity {
+                    touched.insert(Touch(owner: event.ownerId, metric: removed.name, date: removed.date))
+                }
+                findings += massDeletions(deleted, owner: event.ownerId, transaction: event.position.transactionId)
+            case HealthEvent.ManualValueSet.type:
+                let set = try decode(HealthEvent.ManualValueSet.self, event)
+                touched.insert(Touch(owner: event.ownerId, metric: set.metric.rawValue, date: set.date))
+            case HealthEvent.ManualValueCleared.type:
+                let cleared = try decode(HealthEvent.ManualValueCleared.self, event)
+                touched.insert(Touch(owner: event.ownerId, metric: cleared.metric.rawValue, date: cleared.date))
+            case HealthEvent.FindingAcknowledged.type:
+                acknowledged.append((event.ownerId, try decode(HealthEvent.FindingAcknowledged.self, event).findingId))
+            default:
+                continue
+            }
+        }
+        if !positions.isEmpty || !payloads.isEmpty {
+            let (stored, days) = try await storedFindings(positions: positions, payloads: payloads, owners: owners, transactions: transactions,
+                                                          on: connection, logger: logger)
+            findings += stored
+            touched.formUnion(days)
+        }
+        try await upsert(findings, on: connection, logger: logger)
+        let metrics = Dictionary(grouping: touched) { Touch(owner: $0.owner, metric: $0.metric, date: LocalDate(daysSinceEpoch: 0)) }
+        for (key, days) in metrics {
+            let latest = try await latestDate(key.owner, on: connection, logger: logger)
+            try await evaluateGaps(owner: key.owner, metric: key.metric, dates: days.map(\.date), latest: latest, on: connection, logger: logger)
+        }
+        let cumulative = touched.filter { HealthMetric(rawValue: $0.metric)?.dailyRule == .cumulative }
+        if !cumulative.isEmpty { try await evaluateDivergence(cumulative, on: connection, logger: logger) }
+        for (owner, id) in acknowledged {
+            try await connection.run("""
+                UPDATE rm_health_findings SET status = 'acknowledged' WHERE owner_id = \(owner) AND id = \(id) AND status = 'open'
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Findings of a request
+
+    /// Too many duplicates (from the request's intake) and late samples (by the time it
+    /// arrived), one finding per request (transaction), and the metric dates its items touched.
+    func storedFindings(positions: [Int64], payloads: [String], owners: [UUID], transactions: [String], on connection: PostgresConnection,
+                        logger: Logger) async throws -> ([Finding], Set<Touch>) {
+        var touched = Set<Touch>()
+        struct Request { var owner: UUID; var intake: (String, Int, Int)?; var receivedAt: Int64 = 0; var first: LocalDate?; var last: LocalDate?
+            var late = 0; var lateFirst: LocalDate?; var lateLast: LocalDate?; var worst: Int64 = 0 }
+        var requests: [String: Request] = [:]
+        let rows = try await connection.query("""
+            SELECT e.owner, e.tx, r.kind, r.name, r.date::text, r.end_seconds,
+                   coalesce((e.data ->> 'received_at')::bigint, 0), e.data -> 'intake' ->> 'format',
+                   (e.data -> 'intake' ->> 'received')::bigint, (e.data -> 'intake' ->> 'duplicates')::bigint
+            FROM (SELECT owner_id, transaction_id::text, data FROM events WHERE global_position = ANY(\(positions)::bigint[])
+                  UNION ALL SELECT * FROM unnest(\(owners)::uuid[], \(transactions)::text[], \(payloads)::jsonb[])) AS e(owner, tx, data),
+                 jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
+                   AS r(kind text, name text, date date, end_seconds bigint)
+            """, logger: logger)
+        var seenIntake = Set<String>()
+        for try await (owner, tx, kind, name, dateText, end, receivedAt, format, received, duplicates) in rows.decode(
+            (UUID, String, String, String, String, Int64?, Int64, String?, Int64?, Int64?).self
+        ) {
+            guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
+            if kind == HealthRecord.Kind.quantity.rawValue { touched.insert(Touch(owner: owner, metric: name, date: date)) }
+            var request = requests[tx] ?? Request(owner: owner)
+            if let format, let received, let duplicates, !seenIntake.contains(tx) {
+                seenIntake.insert(tx)
+                request.intake = (format, Int(received), Int(duplicates))
+            }
+            request.receivedAt = max(request.receivedAt, receivedAt)
+            // Only items that are in the log (not what they replaced) count for the request's dates.
+            if let end {
+                request.first = min(request.first ?? date, date)
+                request.last = max(request.last ?? date, date)
+                if receivedAt > 0, HealthAudit.arrivedLate(receivedAt: receivedAt, end: end) {
+                    request.late += 1
+                    request.lateFirst = min(request.lateFirst ?? date, date)
+                    request.lateLast = max(request.lateLast ?? date, date)
+                    request.worst = max(request.worst, receivedAt - end)
+                }
+            }
+            requests[tx] = request
+        }
+        var findings: [Finding] = []
+        for (tx, request) in requests.sorted(by: { $0.key < $1.key }) {
+            if let (format, received, duplicates) = request.intake, HealthAudit.tooManyDuplicates(received: received, duplicates: duplicates),
+               let first = request.first, let last = request.last {
+                findings.append(Finding(
+                    owner: request.owner, key: "duplicates|\(tx)", type: .duplicates, metric: nil, from: first, to: last,
+                    evidence: ["received": .number(Double(received)), "duplicates": .number(Double(duplicates)),
+                               "percent": .number((100 * Double(duplicates) / Double(received)).rounded()), "format": .text(format)],
+                    detectedAt: request.receivedAt))
+            }
+            if request.late > 0, let first = request.lateFirst, let last = request.lateLast {
+                findings.append(Finding(
+                    owner: request.owner, key: "historical_insertion|\(tx)", type: .historicalInsertion, metric: nil, from: first, to: last,
+                    evidence: ["count": .number(Double(request.late)), "max_days_late": .number(Double(request.worst / 86_400))],
+                    detectedAt: request.receivedAt))
+            }
+        }
+        return (findings, touched)
+    }
+
+    /// One finding per metric whose old samples one deletion request cut by more than 10 %.
+    func massDeletions(_ deleted: HealthEvent.RecordsDeleted, owner: UUID, transaction: UInt64) -> [Finding] {
+        guard let receivedAt = deleted.receivedAt else { return [] }
+        let old = deleted.records.filter { $0.kind == .quantity && HealthAudit.isOld($0.date, receivedAt: receivedAt) }
+        let before = Dictionary((deleted.storedBefore ?? []).map { ("\($0.name)|\($0.date)", $0.count) }, uniquingKeysWith: max)
+        return Dictionary(grouping: old, by: \.name).sorted { $0.key < $1.key }.compactMap { name, removed in
+            let dates = Set(removed.map(\.date)).sorted()
+            let storedBefore = dates.reduce(0) { $0 + (before["\(name)|\($1)"] ?? 0) }
+            guard HealthAudit.massDeletion(removed: removed.count, storedBefore: storedBefore), let first = dates.first, let last = dates.last else { return nil }
+            return Finding(
+                owner: owner, key: "mass_deletion|\(transaction)|\(name)", type: .massDeletion, metric: name, from: first, to: last,
+                evidence: ["removed": .number(Double(removed.count)), "stored_before": .number(Double(storedBefore)),
+                           "percent": .number((100 * Double(removed.count) / Double(storedBefore)).rounded()),
+                           "dates": .texts(dates.map(\.description))],
+                detectedAt: receivedAt)
+        }
+    }
+
+    // MARK: Conditions of the data
+
+    /// The newest date with any quantity data of the user: a day before it is a closed day.
+    func latestDate(_ owner: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LocalDate? {
+        let names = HealthMetric.allCases.map(\.rawValue)
+        let rows = try await connection.query("""
+            SELECT max(latest)::text FROM unnest(\(names)::text[]) AS n(name),
+              LATERAL (SELECT max(local_date) AS latest FROM rm_health_records
+                       WHERE owner_id = \(owner) AND kind = 'quantity' AND name = n.name) AS m
+            """, logger: logger)
+        for try await text in rows.decode(String?.self) { return text.flatMap(LocalDate.init) }
+        return nil
+    }
+
+    /// Gaps on the touched dates and the 30 after them (whose lookback holds them), up to the
+    /// day before the user's newest data: found ones open (or reopen), cleared ones resolve.
+    func evaluateGaps(owner: UUID, metric: String, dates: [LocalDate], latest: LocalDate?, on connection: PostgresConnection, logger: Logger) async throws {
+        guard let latest, let first = dates.min(), let last = dates.max() else { return }
+        let low = first.daysSinceEpoch
+        let high = min(last.daysSinceEpoch + HealthAudit.gapLookback, latest.daysSinceEpoch - 1)
+        guard low <= high else { return }
+        var present = Set<Int>()
+        let rows = try await connection.query("""
+            SELECT d::date::text FROM generate_series(\(LocalDate(daysSinceEpoch: low - HealthAudit.gapLookback).description)::date,
+                                                      \(LocalDate(daysSinceEpoch: high).description)::date, interval '1 day') AS d
+            WHERE EXISTS (SELECT 1 FROM rm_health_records r
+                          WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = \(metric) AND r.local_date = d::date)
+               OR EXISTS (SELECT 1 FROM rm_health_manual m WHERE m.owner_id = \(owner) AND m.metric = \(metric) AND m.date = d::date)
+            """, logger: logger)
+        for try await text in rows.decode(String.self) {
+            if let date = LocalDate(text) { present.insert(date.daysSinceEpoch) }
+        }
+        let gaps = Set(HealthAudit.gaps(present: present, in: low...high))
+        let found = gaps.sorted().map { day in
+            let date = LocalDate(daysSinceEpoch: day)
+            let usual = (1...HealthAudit.gapLookback).filter { present.contains(day - $0) }.count
+            return Finding(owner: owner, key: "gap|\(metric)|\(date)", type: .gap, metric: metric, from: date, to: date,
+                           evidence: ["days_with_data": .number(Double(usual)), "of_days": .number(Double(HealthAudit.gapLookback))],
+                           detectedAt: Self.endOf(date))
+        }
+        try await upsert(found, on: connection, logger: logger)
+        let cleared = (low...high).filter { !gaps.contains($0) }.map { "gap|\(metric)|\(LocalDate(daysSinceEpoch: $0))" }
+        try await resolve(owner: owner, keys: cleared, on: connection, logger: logger)
+    }
+
+    /// What each pair of sources counted over their shared time on the touched dates, then per
+    /// metric the pairs that disagree on at least 3 of the metric's last 7 days.
+    func evaluateDivergence(_ touched: Set<Touch>, on connection: PostgresConnection, logger: Logger) async throws {
+        let list = Array(touched)
+        let (owners, names, dates) = (list.map(\.owner), list.map(\.metric), list.map(\.date.description))
+        var samples: [Touch: [String: [CumulativeCredit.Sample]]] = [:]
+        let rows = try await connection.query("""
+            SELECT r.owner_id, r.name, r.local_date::text, r.source_name, r.source_kind, r.start_s, r.end_s, r.value
+            FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
+            JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
+                                    AND r.series = 'sample'
+            """, logger: logger)
+        for try await (owner, name, dateText, source, kind, start, end, value) in rows.decode(
+            (UUID, String, String, String, String, Int64, Int64, Double?).self
+        ) {
+            guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
+            let sample = CumulativeCredit.Sample(value: value ?? 0, startSeconds: start, endSeconds: end,
+                                                 source: HealthSource(name: source, kind: HealthSourceKind(rawValue: kind) ?? .app))
+            samples[Touch(owner: owner, metric: name, date: date), default: [:]][source, default: []].append(sample)
+        }
+        struct Overlap: Encodable { var owner: UUID; var metric: String; var date: String; var sourceA: String; var sourceB: String
+            var a: Double; var b: Double; var seconds: Int64 }
+        var overlaps: [Overlap] = []
+        for (touch, bySource) in samples {
+            let sources = bySource.keys.sorted()
+            for (i, a) in sources.enumerated() {
+                for b in sources[(i + 1)...] {
+                    guard let shared = HealthAudit.overlap(bySource[a] ?? [], bySource[b] ?? []) else { continue }
+                    overlaps.append(Overlap(owner: touch.owner, metric: touch.metric, date: touch.date.description, sourceA: a, sourceB: b,
+                                            a: shared.a, b: shared.b, seconds: shared.seconds))
+                }
+            }
+        }
+        try await connection.run("""
+            DELETE FROM rm_health_source_overlap o USING unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
+            WHERE o.owner_id = t.owner AND o.metric = t.name AND o.date = t.date
+            """, logger: logger)
+        if !overlaps.isEmpty {
+            try await connection.run("""
+                INSERT INTO rm_health_source_overlap (owner_id, metric, date, source_a, source_b, a, b, seconds)
+                SELECT owner, metric, date, source_a, source_b, a, b, seconds
+                FROM jsonb_to_recordset(\(try EventCoding.encode(overlaps))::jsonb)
+                  AS r(owner uuid, metric text, date date, source_a text, source_b text, a float8, b float8, seconds bigint)
+                """, logger: logger)
+        }
+        for pair in Set(list.map { Touch(owner: $0.owner, metric: $0.metric, date: LocalDate(daysSinceEpoch: 0)) }) {
+            try await evaluatePairs(owner: pair.owner, metric: pair.metric, on: connection, logger: logger)
+        }
+    }
+
+    func evaluatePairs(owner: UUID, metric: String, on connection: PostgresConnection, logger: Logger) async throws {
+        // The metric's last 7 days: up to its newest date with data.
+        let rows = try await connection.query("""
+            WITH latest AS (SELECT max(local_date) AS day FROM rm_health_records WHERE owner_id = \(owner) AND kind = 'quantity' AND name = \(metric))
+            SELECT o.date::text, o.source_a, o.source_b, o.a, o.b FROM rm_health_source_overlap o, latest
+            WHERE o.owner_id = \(owner) AND o.metric = \(metric) AND o.date > latest.day - \(Int32(HealthAudit.divergenceWindow))::int AND o.date <= latest.day
+            ORDER BY o.date
+            """, logger: logger)
+        var byPair: [String: [(LocalDate, Double, Double)]] = [:]
+        var names: [String: (String, String)] = [:]
+        for try await (dateText, a, b, countA, countB) in rows.decode((String, String, String, Double, Double).self) {
+            guard let date = LocalDate(dateText) else { continue }
+            let key = "source_divergence|\(metric)|\(a)|\(b)"
+            names[key] = (a, b)
+            if HealthAudit.diverges(countA, countB) { byPair[key, default: []].append((date, countA, countB)) }
+        }
+        var found: [Finding] = []
+        for (key, days) in byPair.sorted(by: { $0.key < $1.key }) where days.count >= HealthAudit.divergenceDays {
+            guard let (a, b) = names[key], let first = days.first?.0, let last = days.last?.0 else { continue }
+            let list: [[String: Evidence]] = days.map { date, countA, countB in
+                ["date": .text(date.description), "a": .number((countA * 10).rounded() / 10), "b": .number((countB * 10).rounded() / 10),
+                 "percent": .number((100 * abs(countA - countB) / max(countA, countB)).rounded())]
+            }
+            found.append(Finding(owner: owner, key: key, type: .sourceDivergence, metric: metric, from: first, to: last,
+                                 evidence: ["source_a": .text(a), "source_b": .text(b), "diverging_days": .number(Double(days.count)),
+                                            "days": .list(list)],
+                                 detectedAt: Self.endOf(last)))
+        }
+        try await upsert(found, on: connection, logger: logger)
+        // Every other pair of this metric's sources no longer disagrees often enough.
+        try await connection.run("""
+            UPDATE rm_health_findings SET status = 'resolved'
+            WHERE owner_id = \(owner) AND type = 'source_divergence' AND metric = \(metric) AND status <> 'resolved'
+              AND NOT (key = ANY(\(found.map(\.key))::text[]))
+            """, logger: logger)
+    }
+
+    // MARK: Storage
+
+    /// New findings open; one found again keeps its id and status, takes the new evidence,
+    /// and reopens if it had resolved.
+    func upsert(_ findings: [Finding], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !findings.isEmpty else { return }
+        try await connection.run("""
+            INSERT INTO rm_health_findings (owner_id, key, id, type, severity, metric, from_date, to_date, evidence, status, detected_at)
+            SELECT owner, key, md5(owner::text || '|' || key)::uuid, type, severity, metric, from_date, to_date, evidence, 'open',
+                   to_timestamp(detected_at)
+            FROM jsonb_to_recordset(\(try EventCoding.encode(findings))::jsonb)
+              AS f(owner uuid, key text, type text, severity text, metric text, from_date date, to_date date, evidence jsonb, detected_at bigint)
+            ON CONFLICT (owner_id, key) DO UPDATE SET
+              evidence = excluded.evidence, from_date = excluded.from_date, to_date = excluded.to_date,
+              status = CASE WHEN rm_health_findings.status = 'resolved' THEN 'open' ELSE rm_health_findings.status END
+            """, logger: logger)
+    }
+
+    func resolve(owner: UUID, keys: [String], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !keys.isEmpty else { return }
+        try await connection.run("""
+            UPDATE rm_health_findings SET status = 'resolved' WHERE owner_id = \(owner) AND key = ANY(\(keys)::text[]) AND status <> 'resolved'
+            """, logger: logger)
+    }
+
+    /// A condition on a date is observable once the date is over: its detection time, the same
+    /// in a rebuild (which reads the whole log at once) as when the auditor followed the log.
+    static func endOf(_ date: LocalDate) -> Int64 { Int64(date.daysSinceEpoch + 1) * 86_400 }
+}

@@ -31,7 +31,7 @@ import TestSupport
         try #require(try await http.register(email, timezone: "UTC").string("access_token"))
     }
 
-    @Test func aBatchWithMoreThanATenthOfDuplicatesIsFoundAndTwentyPercentIsNot() async throws {
+    @Test func aBatchWithMoreThanAFifthOfDuplicatesIsFoundAndExactlyAFifthIsNot() async throws {
         try await AppHarness.with(now: R.now, asyncProjectors: true) { _, http in
             let token = try await Self.user(http, "dupes@example.com")
             let day = R.date(3)
@@ -98,6 +98,23 @@ import TestSupport
             let id = try #require(after.first?["id"] as? String)
             let refused = try await http.call(.patch, "/api/v1/health/quality/\(id)", token: token, json: #"{"status":"acknowledged"}"#)
             #expect(refused.status == .conflict)
+        }
+    }
+
+    @Test func aDaySyncedAroundIsAGapWhenTheNextDaysDataArrives() async throws {
+        try await AppHarness.with(now: R.now, asyncProjectors: true) { harness, http in
+            let token = try await Self.user(http, "daily@example.com")
+            // A month synced in one go, then day by day as an app does; two days back is skipped.
+            // Each request is audited before the next arrives (the reads wait for it), as when
+            // an app syncs once a day.
+            let month = try await R.ingest(http, token, samples: (3...33).map { Self.steps(5_000, on: R.date($0), at: 9) })
+            #expect(Self.of("gap", try await Self.findings(http, token, position: month)).isEmpty)
+            let yesterday = try await R.ingest(http, token, samples: [Self.steps(5_000, on: R.date(1), at: 9)])
+            let gaps = Self.of("gap", try await Self.findings(http, token, position: yesterday))
+            #expect(gaps.map { $0["from"] as? String } == [R.date(2)], "\(gaps)")
+            let today = try await R.ingest(http, token, samples: [Self.steps(1_000, on: R.today, at: 8)])
+            #expect(Self.of("gap", try await Self.findings(http, token, position: today)).count == 1)
+            _ = harness
         }
     }
 

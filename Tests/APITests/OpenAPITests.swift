@@ -383,7 +383,8 @@ import TestSupport
             try sample("Findings", "GET /api/v1/health/quality", "200", full: false,
                        FindingsDTO(asOfPosition: "1/2", items: [try FindingDTO(finding, language: .ru), try FindingDTO(unnamed, language: .sr)])),
             try sample("Quality summary", "GET /api/v1/health/quality/summary", "200", full: true,
-                       QualitySummaryDTO([finding, unnamed], language: .en, asOf: "1/2")),
+                       QualitySummaryDTO([.init(type: .massDeletion, severity: .critical, status: .open, count: 2),
+                                          .init(type: .gap, severity: .info, status: .acknowledged, count: 1)], language: .en, asOf: "1/2")),
         ]
         #expect(calibrating.status == .calibrating)
         // Problems are encoded by Problem.response(from:), with a plain encoder, not the context's.

@@ -187,6 +187,12 @@ import TestSupport
             }
             let future = try await http.call(.put, "/api/v1/health/checkins/2026-06-05", token: token, json: #"{"feeling":3}"#)
             #expect(future.status == .unprocessableContent)
+            // A date whose baseline would reach into year 0 (which PostgreSQL does not have) is refused, not a 500.
+            for path in ["/api/v1/health/recovery?date=0001-01-15", "/api/v1/health/recovery?from=0001-01-01&to=0001-01-15",
+                         "/api/v1/health/briefing?date=0001-01-15"] {
+                let early = try await http.call(.get, path, token: token)
+                #expect(early.status == .unprocessableContent, "\(path): \(early.text)")
+            }
         }
     }
 

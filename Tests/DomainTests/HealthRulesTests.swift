@@ -232,7 +232,8 @@ import Testing
         let deleted = HealthEvent.RecordsDeleted(records: removed)
         #expect((try JSONSerialization.jsonObject(with: Data(deleted.encodedJSON().utf8)) as? NSDictionary)
                 == (try Self.generic(deleted) as? NSDictionary))
-        let counted = HealthEvent.RecordsDeleted(records: removed, storedBefore: [.init(name: "deep", date: date, count: 7)], receivedAt: 1_773_144_000)
+        let counted = HealthEvent.RecordsDeleted(records: removed, storedBefore: [.init(name: "deep", date: date, count: 7)], receivedAt: 1_773_144_000,
+                                                 today: date)
         #expect((try JSONSerialization.jsonObject(with: Data(counted.encodedJSON().utf8)) as? NSDictionary)
                 == (try Self.generic(counted) as? NSDictionary))
         #expect(try EventCoding.decode(HealthEvent.RecordsDeleted.self, from: counted.encodedJSON()) == counted)

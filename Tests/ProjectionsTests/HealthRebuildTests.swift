@@ -99,8 +99,19 @@ enum HealthHistory {
     @Test func theAuditRebuildsToWhatItsProjectorBuilt() async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-06-30T10:00:00Z") ?? Date(), asyncProjectors: true) { harness, http in
             let token = try #require(try await http.register("audit-rebuild@example.com").string("access_token"))
-            let position = try await HealthHistory.write(http, owner: token)
+            _ = try await HealthHistory.write(http, owner: token)
+            // A backfill of 1,600 late samples: one request, four events, which a rebuild in
+            // batches of 3 events reads apart. Its finding must still count all of them.
+            let backfill = (0..<1_600).map { n in
+                HealthHistory.sample("heart_rate", 60, "2026-05-\(10 + n / 200)T\(10 + (n % 200) / 60):\(n % 60 < 10 ? "0" : "")\(n % 60):00Z",
+                                     "2026-05-\(10 + n / 200)T\(10 + (n % 200) / 60):\(n % 60 < 10 ? "0" : "")\(n % 60):00Z", "Watch", "watch")
+            }
+            let late = try await http.call(.post, "/api/v1/ingest/health", token: token, json: #"{"samples":[\#(backfill.joined(separator: ","))]}"#)
+            #expect(late.object["inserted"] as? Int == 1_600, "\(late.text.prefix(300))")
+            let position = try #require(late.string("position"))
             let findings = try await http.call(.get, "/api/v1/health/quality?status=all&min_position=\(position)", token: token)
+            let backfilled = (findings.object["items"] as? [[String: Any]] ?? []).first { $0["from"] as? String == "2026-05-10" }
+            #expect((backfilled?["evidence"] as? [String: Any])?["count"] as? Double == 1_600, "\(findings.text.prefix(600))")
             #expect(findings.status == .ok)
             // The deletion of two watch samples from early June took a third of those days' steps.
             let types = (findings.object["items"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }

@@ -108,6 +108,7 @@ public struct HealthArea: Area {
             if request.query("from") != nil || request.query("to") != nil {
                 guard request.query("date") == nil else { throw ValidationFailure("date", "give either date, or from and to") }
                 let (from, to) = try await Self.range(request, context, health)
+                try Self.checkScored(from, "from")
                 return try await Self.read(request, context, health) { asOf in
                     let (scores, checkIns) = try await health.recovery(context.userId, from: from, to: to)
                     return RecoveryListDTO(asOfPosition: asOf.description,
@@ -116,6 +117,7 @@ public struct HealthArea: Area {
             }
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
+            try Self.checkScored(date, "date")
             return try await Self.read(request, context, health) { _ in
                 let (scores, checkIns) = try await health.recovery(context.userId, from: date, to: date)
                 guard let score = scores.first else { throw ResourceError.notFound }
@@ -126,6 +128,7 @@ public struct HealthArea: Area {
             let language = try await Self.language(request, context, health)
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
+            try Self.checkScored(date, "date")
             return try await Self.read(request, context, health) { asOf in
                 let (briefing, checkIn, freshness) = try await health.briefing(context.userId, date: date, language: language)
                 return BriefingDTO(briefing, checkIn: checkIn, freshness: freshness, language: language, asOf: asOf.description)
@@ -149,8 +152,7 @@ public struct HealthArea: Area {
         reads.get("quality/summary") { request, context in
             let language = try await Self.language(request, context, health)
             return try await Self.read(request, context, health, model: .audit) { asOf in
-                let found = try await health.findings(context.userId, from: nil, to: nil, statuses: [.open, .acknowledged])
-                return QualitySummaryDTO(found, language: language, asOf: asOf.description)
+                QualitySummaryDTO(try await health.findingCounts(context.userId), language: language, asOf: asOf.description)
             }
         }
         reads.patch("quality/{id}") { request, context in
@@ -224,7 +226,14 @@ public struct HealthArea: Area {
         return (from, to)
     }
 
-    /// `?lang=`, then `Accept-Language`, then the user's language, then English.
+    /// Scores and briefings read 90 days before their date: the dates they take start in 1900
+    /// (a date in year 1 would reach back into a year PostgreSQL does not have).
+    static func checkScored(_ date: LocalDate, _ field: String) throws {
+        guard date.year >= 1900 else { throw ValidationFailure(field, "must be in 1900 or later") }
+    }
+
+    /// `?lang=`, then `Accept-Language`, then the user's language, then English. (The query is
+    /// tried first here so that an explicit `?lang=` costs no read of the user's language.)
     static func language(_ request: Request, _ context: UserRequestContext, _ health: HealthService) async throws -> Language {
         let (query, accept) = (request.query("lang"), request.headers[.acceptLanguage])
         if let query, let language = Language(tag: query) { return language }

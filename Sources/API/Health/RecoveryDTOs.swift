@@ -317,17 +317,17 @@ struct QualitySummaryDTO: ResponseEncodable {
     var acknowledged: Int
     var asOfPosition: String
 
-    init(_ findings: [HealthReadModel.Finding], language: Language, asOf: String) {
-        let open = findings.filter { $0.status == .open }
+    init(_ counted: [HealthReadModel.FindingCount], language: Language, asOf: String) {
+        let open = counted.filter { $0.status == .open }
         let state = HealthAudit.State.of(openSeverities: open.map(\.severity))
         self.state = state.rawValue
         stateLabel = LabelCatalogue.text("audit.state.\(state.rawValue)", language)
         colorToken = state.colorToken
         var counts = Dictionary(uniqueKeysWithValues: HealthAudit.FindingType.allCases.map { ($0.rawValue, 0) })
-        for finding in open { counts[finding.type.rawValue, default: 0] += 1 }
+        for group in open { counts[group.type.rawValue, default: 0] += group.count }
         self.counts = counts
-        self.open = open.count
-        acknowledged = findings.count - open.count
+        self.open = open.reduce(0) { $0 + $1.count }
+        acknowledged = counted.filter { $0.status == .acknowledged }.reduce(0) { $0 + $1.count }
         asOfPosition = asOf
     }
 }

@@ -170,7 +170,7 @@ public struct HealthService: Sendable {
         async throws -> (Briefing, HealthReadModel.CheckIn?, [Briefing.SectionKey: Int64])
     {
         let metrics: [HealthMetric] = [.steps, .activeEnergy, .distance, .restingHeartRate, .hrvSdnn, .spo2, .respiratoryRate, .bodyMass, .bodyFat]
-        let first = date.adding(days: -(RecoveryFormula.baselineLength + 1))
+        let first = date.adding(days: -90)
         async let scores = health.recovery(owner, from: date, to: date)
         async let nights = health.nightFigures(owner, from: first, to: date)
         async let days = health.days(owner, from: first, to: date, metrics: metrics)
@@ -195,6 +195,10 @@ public struct HealthService: Sendable {
 
     public func findings(_ owner: UUID, from: LocalDate?, to: LocalDate?, statuses: [HealthAudit.Status]) async throws -> [HealthReadModel.Finding] {
         try await health.findings(owner, from: from, to: to, statuses: statuses)
+    }
+
+    public func findingCounts(_ owner: UUID) async throws -> [HealthReadModel.FindingCount] {
+        try await health.findingCounts(owner)
     }
 
     /// Acknowledges the user's finding `id` (404 for another user's or an unknown one).

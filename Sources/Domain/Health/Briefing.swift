@@ -55,7 +55,8 @@ public struct BriefingInputs: Sendable {
     public var recovery: RecoveryScore
     /// Nights ending on the date and the 60 dates before.
     public var nights: [LocalDate: SleepNight]
-    /// Day figures from 61 days before the date's eve to the date.
+    /// Day figures from 90 days before the date to the date (a weight from 29 days back has its
+    /// own 60 days of baseline).
     public var days: [HealthMetric: [LocalDate: Double]]
     /// How the user said they feel that morning (1…5), if they did.
     public var feeling: Int?
@@ -201,12 +202,11 @@ public enum BriefingComposer {
 
     /// `value` on `day` against the mean of the 60 dates before it (at least 7 with data).
     static func delta(_ metric: String, _ value: Double, unit: String, on day: LocalDate, history: [LocalDate: Double], preferUp: Bool?) -> Briefing.Delta {
-        let before = (1...RecoveryFormula.baselineLength).compactMap { history[day.adding(days: -$0)] }
+        let before = HealthBaseline.values(history, before: day)
         let rounded = { (value: Double) in (value * 10).rounded() / 10 }
-        guard before.count >= minimumBaselineDays else {
+        guard before.count >= minimumBaselineDays, let baseline = HealthBaseline.mean(before) else {
             return Briefing.Delta(metric: metric, value: rounded(value), unit: unit, baseline: nil, change: nil, changePercent: nil, direction: nil, good: nil)
         }
-        let baseline = before.reduce(0, +) / Double(before.count)
         let change = value - baseline
         let percent: Double? = baseline == 0 ? nil : change / baseline * 100
         let direction: Briefing.Direction = if let percent { abs(percent) < 2 ? .flat : change > 0 ? .up : .down } else {

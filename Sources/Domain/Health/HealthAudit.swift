@@ -70,9 +70,9 @@ public enum HealthAudit {
         storedBefore > 0 && Double(removed) > 0.10 * Double(storedBefore)
     }
 
-    /// A date older than 7 days when the deletion arrived.
-    public static func isOld(_ date: LocalDate, receivedAt: Int64) -> Bool {
-        date.daysSinceEpoch < Int(floor(Double(receivedAt) / 86_400)) - 7
+    /// A date more than 7 days before the user's logical today when the deletion arrived.
+    public static func isOld(_ date: LocalDate, today: LocalDate) -> Bool {
+        date < today.adding(days: -7)
     }
 
     // MARK: gap

@@ -51,6 +51,7 @@ extension HealthEvent.RecordsDeleted: SelfEncodingEvent {
             json.closeArray()
         }
         if let receivedAt { json.key("received_at"); json.number(receivedAt) }
+        json.field("today", today?.description)
         json.close()
         return json.text
     }

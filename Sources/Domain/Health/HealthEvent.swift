@@ -66,10 +66,13 @@ public enum HealthEvent {
         /// when it arrived: what the audit needs to tell a mass deletion, rebuildable from the log.
         public var storedBefore: [DayCount]?
         public var receivedAt: Int64?
-        public init(records: [Removed], storedBefore: [DayCount]? = nil, receivedAt: Int64? = nil) {
+        /// The user's logical today when it arrived: "older than 7 days" is in their calendar.
+        public var today: LocalDate?
+        public init(records: [Removed], storedBefore: [DayCount]? = nil, receivedAt: Int64? = nil, today: LocalDate? = nil) {
             self.records = records
             self.storedBefore = storedBefore
             self.receivedAt = receivedAt
+            self.today = today
         }
 
         public struct DayCount: Codable, Equatable, Sendable {

@@ -149,7 +149,7 @@ public enum HealthIngestDecider: Decider {
                 counts[key] = .init(name: removed.name, date: removed.date, count: command.storedOnDates[key] ?? 0)
             }
             events.append(HealthEvent.RecordsDeleted(
-                records: logged, storedBefore: days.sorted().compactMap { before[$0] }, receivedAt: arrived))
+                records: logged, storedBefore: days.sorted().compactMap { before[$0] }, receivedAt: arrived, today: now.today))
         }
         return events
     }

@@ -15,7 +15,7 @@ public struct HealthTrend: Codable, Equatable, Sendable {
     public var baselineMean: Double?
     public var baselineDays: Int
 
-    public static let baselineLength = 60
+    public static let baselineLength = HealthBaseline.length
 
     /// The periods end on `today` (included); the baseline is the 60 dates before the period.
     public static func compute(metric: HealthMetric, days: Int, today: LocalDate, values: [LocalDate: Double]) -> HealthTrend {
@@ -27,7 +27,8 @@ public struct HealthTrend: Codable, Equatable, Sendable {
         }
         let current = mean(from, days).0
         let previous = mean(previousFrom, days).0
-        let baseline = mean(from.adding(days: -baselineLength), baselineLength)
+        let before = HealthBaseline.values(values, before: from)
+        let baseline = (HealthBaseline.mean(before), before.count)
         let change = current.flatMap { current in previous.map { current - $0 } }
         let percent = change.flatMap { change in previous.flatMap { $0 == 0 ? nil : change / $0 * 100 } }
         return HealthTrend(metric: metric, unit: metric.unit, days: days, from: from, to: today, mean: current,

@@ -82,7 +82,7 @@ public struct RecoveryInputs: Codable, Equatable, Sendable {
 
 public enum RecoveryFormula {
     public static let version = "recovery-v1"
-    public static let baselineLength = 60
+    public static let baselineLength = HealthBaseline.length
     public static let minimumBaselineDays = 7
     public static let weights: [RecoveryComponent.Key: Double] = [.sleep: 0.40, .hrv: 0.35, .restingHeartRate: 0.25]
     /// Asleep minutes that score 100.
@@ -139,8 +139,8 @@ public enum RecoveryFormula {
     static func component(
         _ key: RecoveryComponent.Key, date: LocalDate, series: [LocalDate: Double], transform: (Double) -> Double?, unit: String
     ) -> RecoveryComponent {
-        let baseline = (1...baselineLength).compactMap { series[date.adding(days: -$0)].flatMap(transform) }
-        let mean = baseline.isEmpty ? nil : baseline.reduce(0, +) / Double(baseline.count)
+        let baseline = HealthBaseline.values(series, before: date, transform: transform)
+        let mean = HealthBaseline.mean(baseline)
         let sd: Double? = mean.flatMap { mean in
             guard baseline.count >= 2 else { return nil }
             let sd = (baseline.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(baseline.count - 1)).squareRoot()

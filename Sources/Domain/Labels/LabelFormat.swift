@@ -60,12 +60,17 @@ public enum LabelFormat {
         "\(count) " + LabelCatalogue.text("unit.day.\(plural(count, language).rawValue)", language)
     }
 
-    /// The catalogue's template `key` with each `{name}` replaced.
+    /// The catalogue's template `key` with each `{name}` replaced, in one pass: a value that
+    /// itself holds braces (a device's name) is never read as a placeholder.
     public static func fill(_ key: String, _ language: Language, _ values: [String: String]) -> String {
-        var text = LabelCatalogue.text(key, language)
-        for (name, value) in values {
-            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+        let template = LabelCatalogue.text(key, language)
+        var text = "", rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            text += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            text += values[name] ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
         }
-        return text
+        return text + rest
     }
 }

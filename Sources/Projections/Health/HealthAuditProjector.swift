@@ -72,73 +72,83 @@ public struct HealthAuditProjector: Projector {
     }
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
-        var touched = Set<Touch>()
-        var findings: [Finding] = []
-        var positions: [Int64] = [], payloads: [String] = [], owners: [UUID] = [], transactions: [String] = []
-        var acknowledged: [(UUID, UUID)] = []
+        // In log order: what came before an acknowledgement is applied before it.
+        var pending = Pending()
         for event in events {
             switch event.type {
             case HealthEvent.RecordsStored.type:
-                if let upcast = try upcastPayload(event) {
-                    (payloads, owners, transactions) = (payloads + [upcast], owners + [event.ownerId], transactions + [String(event.position.transactionId)])
-                } else {
-                    positions.append(event.position.globalPosition)
-                }
+                pending.requests.insert(Request(owner: event.ownerId, transaction: String(event.position.transactionId)))
             case HealthEvent.RecordsDeleted.type:
                 let deleted = try decode(HealthEvent.RecordsDeleted.self, event)
                 for removed in deleted.records where removed.kind == .quantity {
-                    touched.insert(Touch(owner: event.ownerId, metric: removed.name, date: removed.date))
+                    pending.touched.insert(Touch(owner: event.ownerId, metric: removed.name, date: removed.date))
                 }
-                findings += massDeletions(deleted, owner: event.ownerId, transaction: event.position.transactionId)
+                pending.findings += massDeletions(deleted, owner: event.ownerId, transaction: event.position.transactionId)
             case HealthEvent.ManualValueSet.type:
                 let set = try decode(HealthEvent.ManualValueSet.self, event)
-                touched.insert(Touch(owner: event.ownerId, metric: set.metric.rawValue, date: set.date))
+                pending.touched.insert(Touch(owner: event.ownerId, metric: set.metric.rawValue, date: set.date))
             case HealthEvent.ManualValueCleared.type:
                 let cleared = try decode(HealthEvent.ManualValueCleared.self, event)
-                touched.insert(Touch(owner: event.ownerId, metric: cleared.metric.rawValue, date: cleared.date))
+                pending.touched.insert(Touch(owner: event.ownerId, metric: cleared.metric.rawValue, date: cleared.date))
             case HealthEvent.FindingAcknowledged.type:
-                acknowledged.append((event.ownerId, try decode(HealthEvent.FindingAcknowledged.self, event).findingId))
+                try await flush(&pending, on: connection, logger: logger)
+                let id = try decode(HealthEvent.FindingAcknowledged.self, event).findingId
+                try await connection.run("""
+                    UPDATE rm_health_findings SET status = 'acknowledged' WHERE owner_id = \(event.ownerId) AND id = \(id) AND status = 'open'
+                    """, logger: logger)
             default:
                 continue
             }
         }
-        if !positions.isEmpty || !payloads.isEmpty {
-            let (stored, days) = try await storedFindings(positions: positions, payloads: payloads, owners: owners, transactions: transactions,
-                                                          on: connection, logger: logger)
-            findings += stored
-            touched.formUnion(days)
+        try await flush(&pending, on: connection, logger: logger)
+    }
+
+    /// A request: its events share the transaction they were appended in.
+    struct Request: Hashable {
+        var owner: UUID
+        var transaction: String
+    }
+
+    /// Work gathered from events, applied together.
+    struct Pending {
+        var requests = Set<Request>()
+        var touched = Set<Touch>()
+        var findings: [Finding] = []
+    }
+
+    func flush(_ pending: inout Pending, on connection: PostgresConnection, logger: Logger) async throws {
+        if !pending.requests.isEmpty {
+            let (found, touched) = try await storedFindings(Array(pending.requests), on: connection, logger: logger)
+            pending.findings += found
+            pending.touched.formUnion(touched)
         }
-        try await upsert(findings, on: connection, logger: logger)
-        let metrics = Dictionary(grouping: touched) { Touch(owner: $0.owner, metric: $0.metric, date: LocalDate(daysSinceEpoch: 0)) }
-        for (key, days) in metrics {
-            let latest = try await latestDate(key.owner, on: connection, logger: logger)
-            try await evaluateGaps(owner: key.owner, metric: key.metric, dates: days.map(\.date), latest: latest, on: connection, logger: logger)
+        try await upsert(pending.findings, on: connection, logger: logger)
+        for owner in Set(pending.touched.map(\.owner)) {
+            try await evaluateGaps(owner: owner, touched: pending.touched.filter { $0.owner == owner }, on: connection, logger: logger)
         }
-        let cumulative = touched.filter { HealthMetric(rawValue: $0.metric)?.dailyRule == .cumulative }
+        let cumulative = pending.touched.filter { HealthMetric(rawValue: $0.metric)?.dailyRule == .cumulative }
         if !cumulative.isEmpty { try await evaluateDivergence(cumulative, on: connection, logger: logger) }
-        for (owner, id) in acknowledged {
-            try await connection.run("""
-                UPDATE rm_health_findings SET status = 'acknowledged' WHERE owner_id = \(owner) AND id = \(id) AND status = 'open'
-                """, logger: logger)
-        }
+        pending = Pending()
     }
 
     // MARK: Findings of a request
 
     /// Too many duplicates (from the request's intake) and late samples (by the time it
-    /// arrived), one finding per request (transaction), and the metric dates its items touched.
-    func storedFindings(positions: [Int64], payloads: [String], owners: [UUID], transactions: [String], on connection: PostgresConnection,
-                        logger: Logger) async throws -> ([Finding], Set<Touch>) {
+    /// arrived), one finding per request, and the metric dates its items touched. A request's
+    /// events are read whole from the log (a batch may hold only some of them), so its findings
+    /// never depend on where the reader's batches were cut.
+    func storedFindings(_ requested: [Request], on connection: PostgresConnection, logger: Logger) async throws -> ([Finding], Set<Touch>) {
         var touched = Set<Touch>()
-        struct Request { var owner: UUID; var intake: (String, Int, Int)?; var receivedAt: Int64 = 0; var first: LocalDate?; var last: LocalDate?
+        struct Figures { var owner: UUID; var intake: (String, Int, Int)?; var receivedAt: Int64 = 0; var first: LocalDate?; var last: LocalDate?
             var late = 0; var lateFirst: LocalDate?; var lateLast: LocalDate?; var worst: Int64 = 0 }
-        var requests: [String: Request] = [:]
+        var requests: [String: Figures] = [:]
+        let (owners, transactions) = (requested.map(\.owner), requested.map(\.transaction))
         let rows = try await connection.query("""
-            SELECT e.owner, e.tx, r.kind, r.name, r.date::text, r.end_seconds,
+            SELECT e.owner_id, e.transaction_id::text, r.kind, r.name, r.date::text, r.end_seconds,
                    coalesce((e.data ->> 'received_at')::bigint, 0), e.data -> 'intake' ->> 'format',
                    (e.data -> 'intake' ->> 'received')::bigint, (e.data -> 'intake' ->> 'duplicates')::bigint
-            FROM (SELECT owner_id, transaction_id::text, data FROM events WHERE global_position = ANY(\(positions)::bigint[])
-                  UNION ALL SELECT * FROM unnest(\(owners)::uuid[], \(transactions)::text[], \(payloads)::jsonb[])) AS e(owner, tx, data),
+            FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
+            JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type),
                  jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
                    AS r(kind text, name text, date date, end_seconds bigint)
             """, logger: logger)
@@ -148,7 +158,7 @@ public struct HealthAuditProjector: Projector {
         ) {
             guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
             if kind == HealthRecord.Kind.quantity.rawValue { touched.insert(Touch(owner: owner, metric: name, date: date)) }
-            var request = requests[tx] ?? Request(owner: owner)
+            var request = requests[tx] ?? Figures(owner: owner)
             if let format, let received, let duplicates, !seenIntake.contains(tx) {
                 seenIntake.insert(tx)
                 request.intake = (format, Int(received), Int(duplicates))
@@ -189,8 +199,8 @@ public struct HealthAuditProjector: Projector {
 
     /// One finding per metric whose old samples one deletion request cut by more than 10 %.
     func massDeletions(_ deleted: HealthEvent.RecordsDeleted, owner: UUID, transaction: UInt64) -> [Finding] {
-        guard let receivedAt = deleted.receivedAt else { return [] }
-        let old = deleted.records.filter { $0.kind == .quantity && HealthAudit.isOld($0.date, receivedAt: receivedAt) }
+        guard let receivedAt = deleted.receivedAt, let today = deleted.today else { return [] }
+        let old = deleted.records.filter { $0.kind == .quantity && HealthAudit.isOld($0.date, today: today) }
         let before = Dictionary((deleted.storedBefore ?? []).map { ("\($0.name)|\($0.date)", $0.count) }, uniquingKeysWith: max)
         return Dictionary(grouping: old, by: \.name).sorted { $0.key < $1.key }.compactMap { name, removed in
             let dates = Set(removed.map(\.date)).sorted()
@@ -219,13 +229,58 @@ public struct HealthAuditProjector: Projector {
         return nil
     }
 
-    /// Gaps on the touched dates and the 30 after them (whose lookback holds them), up to the
-    /// day before the user's newest data: found ones open (or reopen), cleared ones resolve.
-    func evaluateGaps(owner: UUID, metric: String, dates: [LocalDate], latest: LocalDate?, on connection: PostgresConnection, logger: Logger) async throws {
-        guard let latest, let first = dates.min(), let last = dates.max() else { return }
-        let low = first.daysSinceEpoch
-        let high = min(last.daysSinceEpoch + HealthAudit.gapLookback, latest.daysSinceEpoch - 1)
-        guard low <= high else { return }
+    /// Gaps of a user, evaluated again where they can have changed: for each touched metric,
+    /// its touched dates and the 30 after them (whose lookback holds them); and for every metric
+    /// the user had in the last two months, the 31 days before their newest data (a day goes
+    /// missing by data arriving after it, not by data for it). Only closed days count: up to
+    /// the day before the user's newest data. Found gaps open (or reopen); cleared ones resolve.
+    func evaluateGaps(owner: UUID, touched: Set<Touch>, on connection: PostgresConnection, logger: Logger) async throws {
+        guard let latest = try await latestDate(owner, on: connection, logger: logger) else { return }
+        let closed = latest.daysSinceEpoch - 1
+        let recent = (closed - HealthAudit.gapLookback)...closed
+        var ranges: [String: [ClosedRange<Int>]] = [:]
+        for (metric, days) in Dictionary(grouping: touched, by: \.metric) {
+            guard let first = days.map(\.date).min(), let last = days.map(\.date).max() else { continue }
+            let high = min(last.daysSinceEpoch + HealthAudit.gapLookback, closed)
+            if first.daysSinceEpoch <= high { ranges[metric, default: []].append(first.daysSinceEpoch...high) }
+        }
+        for metric in try await recentMetrics(owner, latest: latest, on: connection, logger: logger) {
+            ranges[metric, default: []].append(recent)
+        }
+        for (metric, spans) in ranges {
+            for span in Self.merged(spans) {
+                try await evaluateGaps(owner: owner, metric: metric, in: span, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// Quantity metrics with data in the 61 days up to `latest`.
+    func recentMetrics(_ owner: UUID, latest: LocalDate, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        let names = HealthMetric.allCases.map(\.rawValue)
+        let rows = try await connection.query("""
+            SELECT n.name FROM unnest(\(names)::text[]) AS n(name)
+            WHERE EXISTS (SELECT 1 FROM rm_health_records r WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = n.name
+                            AND r.local_date BETWEEN \(latest.adding(days: -61).description)::date AND \(latest.description)::date)
+            """, logger: logger)
+        var found: [String] = []
+        for try await name in rows.decode(String.self) { found.append(name) }
+        return found
+    }
+
+    static func merged(_ spans: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+        var merged: [ClosedRange<Int>] = []
+        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, span.lowerBound <= last.upperBound + 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
+            } else {
+                merged.append(span)
+            }
+        }
+        return merged
+    }
+
+    func evaluateGaps(owner: UUID, metric: String, in span: ClosedRange<Int>, on connection: PostgresConnection, logger: Logger) async throws {
+        let (low, high) = (span.lowerBound, span.upperBound)
         var present = Set<Int>()
         let rows = try await connection.query("""
             SELECT d::date::text FROM generate_series(\(LocalDate(daysSinceEpoch: low - HealthAudit.gapLookback).description)::date,

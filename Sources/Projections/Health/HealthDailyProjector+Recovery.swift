@@ -9,16 +9,30 @@ extension HealthDailyProjector {
     /// 60 after it (their baselines hold it). Only dates with a figure of their own are stored;
     /// the others answer "no data" when read.
     func recomputeRecovery(changed: Set<Day>, on connection: PostgresConnection, logger: Logger) async throws {
-        var spans: [UUID: ClosedRange<Int>] = [:]
+        // Per owner, the affected dates as disjoint spans: changes in 2016 and in 2025 re-score
+        // two windows, not the nine years between them.
+        var affected: [UUID: [ClosedRange<Int>]] = [:]
         for day in changed {
             guard let date = LocalDate(day.date) else { continue }
-            let affected = RecoveryFormula.affectedDates(by: date)
-            spans[day.owner] = spans[day.owner].map { min($0.lowerBound, affected.lowerBound)...max($0.upperBound, affected.upperBound) } ?? affected
+            affected[day.owner, default: []].append(RecoveryFormula.affectedDates(by: date))
         }
-        guard !spans.isEmpty else { return }
-        let owners = Array(spans.keys)
-        let firsts = owners.map { LocalDate(daysSinceEpoch: spans[$0]?.lowerBound ?? 0) }
-        let lasts = owners.map { LocalDate(daysSinceEpoch: spans[$0]?.upperBound ?? 0) }
+        var owners: [UUID] = [], firsts: [LocalDate] = [], lasts: [LocalDate] = []
+        for (owner, ranges) in affected {
+            var merged: [ClosedRange<Int>] = []
+            for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                if let last = merged.last, range.lowerBound <= last.upperBound + 1 {
+                    merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+                } else {
+                    merged.append(range)
+                }
+            }
+            for span in merged {
+                owners.append(owner)
+                firsts.append(LocalDate(daysSinceEpoch: span.lowerBound))
+                lasts.append(LocalDate(daysSinceEpoch: span.upperBound))
+            }
+        }
+        guard !owners.isEmpty else { return }
         let inputs = try await HealthReadModel.recoveryInputs(
             owners: owners, from: firsts.map { $0.adding(days: -RecoveryFormula.baselineLength) }, to: lasts, on: connection, logger: logger)
         var rows: [RecoveryRow] = []

@@ -158,6 +158,27 @@ extension HealthReadModel {
         return found
     }
 
+    public struct FindingCount: Sendable {
+        public var type: HealthAudit.FindingType
+        public var severity: HealthAudit.Severity
+        public var status: HealthAudit.Status
+        public var count: Int
+    }
+
+    /// The user's findings counted by type, severity and status (every one, not a page).
+    public func findingCounts(_ owner: UUID) async throws -> [FindingCount] {
+        var found: [FindingCount] = []
+        let rows = try await client.query("""
+            SELECT type, severity, status, count(*) FROM rm_health_findings WHERE owner_id = \(owner) GROUP BY type, severity, status
+            """, logger: logger)
+        for try await (type, severity, status, count) in rows.decode((String, String, String, Int64).self) {
+            guard let type = HealthAudit.FindingType(rawValue: type), let severity = HealthAudit.Severity(rawValue: severity),
+                  let status = HealthAudit.Status(rawValue: status) else { throw CorruptData("finding count", type) }
+            found.append(FindingCount(type: type, severity: severity, status: status, count: Int(count)))
+        }
+        return found
+    }
+
     /// How far the audit has read the log.
     public func auditPosition() async throws -> LogPosition {
         try await client.withConnection { connection in

@@ -1,11 +1,16 @@
 import ArgumentParser
 import AsyncHTTPClient
+import EventStore
 import Foundation
 import NIOHTTP1
+import PostgresNIO
+import Projections
 
-/// Health ingestion over HTTP (issue 12's benchmark): a heavy synthetic year of samples sent as
-/// native batches, timed until the day read models have caught up; the same samples again (all
-/// duplicates); then `GET /health/daily` for 90 days × every metric at a fixed rate.
+/// Health over HTTP (issues 12 and 13): a heavy synthetic year of samples sent as native
+/// batches, timed until the day read models have caught up; the same samples again (all
+/// duplicates); `GET /health/daily` for 90 days × every metric, the briefing and 90 days of
+/// recovery scores at a fixed rate; a late HRV sample 30 days back until its dates are scored
+/// again; and the recovery and audit models rebuilt from scratch.
 struct HealthLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "health", abstract: "Health ingestion end to end, re-sending, and the daily read at a fixed rate.")
@@ -47,6 +52,12 @@ struct HealthLoad: AsyncParsableCommand {
             let from = formatter.string(from: at), to = formatter.string(from: at.addingTimeInterval(60))
             let hour = (minute / 60) % 24
             add(#"{"metric":"heart_rate","value":\#(55 + minute % 40),"unit":"count/min","start":"\#(from)","end":"\#(from)","source":\#(source.watch)}"#)
+            // Each morning the watch's HRV and resting heart rate: what the recovery score reads.
+            if hour == 6, minute % 60 == 0, count + 2 <= samples {
+                let day = minute / 1_440
+                add(#"{"metric":"hrv_sdnn","value":\#(35 + (day * 7) % 30),"unit":"ms","start":"\#(from)","end":"\#(from)","source":\#(source.watch)}"#)
+                add(#"{"metric":"resting_heart_rate","value":\#(50 + (day * 3) % 9),"unit":"count/min","start":"\#(from)","end":"\#(from)","source":\#(source.watch)}"#)
+            }
             if hour < 6 {
                 if minute % 5 == 0, count < samples {
                     let stage = ["core", "deep", "core", "rem", "awake"][(minute / 5) % 5]
@@ -93,6 +104,60 @@ struct HealthLoad: AsyncParsableCommand {
                                                formatOptions: [.withFullDate])
         try await http.openLoop("GET /api/v1/health/daily (90 days × every metric)", rate: rate, duration: duration, token: token) { _ in
             (.GET, "/api/v1/health/daily?from=\(from)&to=\(today)", nil)
+        }
+        try await http.openLoop("GET /api/v1/health/briefing", rate: rate, duration: duration, token: token) { _ in
+            (.GET, "/api/v1/health/briefing?lang=ru", nil)
+        }
+        try await http.openLoop("GET /api/v1/health/recovery (90 days)", rate: rate, duration: duration, token: token) { _ in
+            (.GET, "/api/v1/health/recovery?from=\(from)&to=\(today)", nil)
+        }
+        try await lateSample(http, token: token, end: end)
+        try await rebuild()
+    }
+
+    /// A late HRV sample for a date 30 days back, five times: from the ingest answer until a
+    /// recovery read of that date (which waits for its `position`) answers. The projector scores
+    /// that date and the 60 after it again in the same transaction, so the read is the whole lag.
+    func lateSample(_ http: HTTPDriver, token: String, end: Date) async throws {
+        var lags: [Double] = []
+        let zone = TimeZone(identifier: "Europe/Belgrade") ?? .gmt
+        for round in 0..<5 {
+            let at = end.addingTimeInterval(Double(-30 * 86_400 + 7 * 3_600 + round * 60))
+            let instant = ISO8601DateFormatter().string(from: at)
+            let date = ISO8601DateFormatter.string(from: at, timeZone: zone, formatOptions: [.withFullDate])
+            let body = #"{"samples":[{"metric":"hrv_sdnn","value":\#(20 + round),"unit":"ms","start":"\#(instant)","end":"\#(instant)","source":{"name":"Ring","kind":"ring"}}]}"#
+            let (code, answer) = try await http.call(.POST, "/api/v1/ingest/health", token: token, json: body)
+            let started = ContinuousClock.now
+            guard code == 200, let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any],
+                  let position = object["position"] as? String else { throw HTTPDriver.Failure(description: "late sample: \(code) \(answer.prefix(200))") }
+            while true {
+                let (read, text) = try await http.call(.GET, "/api/v1/health/recovery?date=\(date)&min_position=\(position)", token: token, json: nil)
+                if read == 200 { break }
+                guard read == 202 else { throw HTTPDriver.Failure(description: "recovery read: \(read) \(text.prefix(200))") }
+            }
+            lags.append(seconds(ContinuousClock.now - started) * 1_000)
+        }
+        print(String(format: "health late sample 30 days back, re-scored (5 rounds): max %.0f ms, median %.0f ms", lags.max() ?? 0, lags.sorted()[2]))
+    }
+
+    /// The recovery scores (with the days and nights they read: one projector) and the audit,
+    /// each rebuilt from the log while the server runs.
+    func rebuild() async throws {
+        guard !options.databaseURL.isEmpty else { return print("health rebuild: no DATABASE_URL; skipped") }
+        let logger = options.logger
+        try await PostgresClient.withRunning(try options.url().clientConfiguration(), logger: logger) { client in
+            let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: 200)
+            for projector: any Projector in [HealthDailyProjector(), HealthAuditProjector()] {
+                let report = try await rebuilder.rebuild(projector)
+                var rows: [String] = []
+                for table in projector.tables {
+                    for try await count in try await client.query("SELECT count(*)::int FROM \(unescaped: table)", logger: logger).decode(Int.self) {
+                        rows.append("\(table) \(count)")
+                    }
+                }
+                print(String(format: "health rebuild %@: %lld events in %.1f s; %@", projector.name, report.eventsApplied,
+                             seconds(report.elapsed), rows.joined(separator: ", ")))
+            }
         }
     }
 

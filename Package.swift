@@ -101,7 +101,11 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "APITests",
-            dependencies: ["API", "Core", "Domain", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "API", "Core", "Domain", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Prometheus", package: "swift-prometheus"), .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -52,8 +52,10 @@ public struct AppDependencies: Sendable {
 
 public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = RouteTable()) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
-    router.middlewares.add(ProblemMiddleware(routes: routes))
+    // Metrics outermost: they count the answer as sent (a 401 as 401), after every error has
+    // become its problem+json; inside ProblemMiddleware they saw errors and counted most as 500.
     router.middlewares.add(MetricsMiddleware())
+    router.middlewares.add(ProblemMiddleware(routes: routes))
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
     router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
     router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))

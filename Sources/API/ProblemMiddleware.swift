@@ -43,8 +43,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Carries the caller's own language out to `ProblemMiddleware`, which sits outside the
-/// middleware that finds out who is calling. It answers with the underlying error's status, so
-/// the metrics middleware in between counts a 404 as a 404, not as a 500.
+/// middleware that finds out who is calling. It answers with the underlying error's status, for
+/// any middleware in between that reads a thrown error's status.
 struct InUserLanguage: HTTPResponseError {
     var underlying: any Error
     var language: Language

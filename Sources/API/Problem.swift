@@ -3,6 +3,8 @@ import Domain
 import EventStore
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 
 /// An RFC 9457 problem+json body. Every error the API answers with is one of these.
 public struct Problem: Error, Sendable, Equatable, Encodable {
@@ -96,6 +98,13 @@ public enum ProblemMapping {
             return problem
         case let http as HTTPError:
             return httpProblem(http)
+        // A client's bytes, while the body is read: a chunked body over the limit (a declared
+        // Content-Length over it is refused before reading), or framing that is not HTTP/1.1
+        // (a bad chunk size, a body cut short). The client's fault, never a 500.
+        case let tooMany as NIOTooManyBytesError:
+            return .tooLarge(limit: tooMany.maxBytes ?? 0)
+        case let parser as HTTPParserError:
+            return .badRequest("The request is not valid HTTP/1.1 (\(parser)).")
         case let described as any ProblemDescribing:
             return Problem(described)
         case let storeError as EventStoreError:

@@ -1,0 +1,100 @@
+import API
+import EventStore
+import Foundation
+import HummingbirdTesting
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes a hostile client or a broken network sends, against a live server on loopback (issue
+/// 9): each used to answer 500 and be logged as an unhandled error. Now 413 or 400, problem+json.
+@Suite struct HostileBytesTests {
+    static let login = Array("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n".utf8)
+
+    static func chunked(_ body: [UInt8], size: Int = 65_536) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < body.count {
+            let piece = body[index..<min(index + size, body.count)]
+            out += Array(String(piece.count, radix: 16).utf8) + [13, 10] + piece + [13, 10]
+            index += size
+        }
+        return out + Array("0\r\n\r\n".utf8)
+    }
+
+    static let cases: [(name: String, bytes: [UInt8], closeWrite: Bool, status: String)] = [
+        ("a chunked body over MAX_BODY_BYTES", login + Array("Transfer-Encoding: chunked\r\n\r\n".utf8) + chunked(Array(repeating: 97, count: 1_100 * 1_024)),
+         false, "413"),
+        ("chunk size ZZ", login + Array("Transfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n".utf8), false, "400"),
+        ("chunk size -1", login + Array("Transfer-Encoding: chunked\r\n\r\n-1\r\nabc\r\n0\r\n\r\n".utf8), false, "400"),
+        ("a huge chunk size, then the client stops sending", login + Array("Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n".utf8),
+         true, "400"),
+        ("a chunk smaller than its data", login + Array("Transfer-Encoding: chunked\r\n\r\n2\r\nabcdef\r\n0\r\n\r\n".utf8), false, "400"),
+        ("a body shorter than its Content-Length, then the client stops sending",
+         login + Array("Content-Length: 100\r\n\r\n{\"email\":".utf8), true, "400"),
+    ]
+
+    @Test func clientBytesAreA413OrA400NeverA500() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let app = buildApplication(try await AppDependencies.forTests(client: client))
+            try await app.test(.live) { http in
+                let port = try #require(http.port)
+                for item in Self.cases {
+                    let answer = try RawHTTP.exchange(port: port, item.bytes, closeWrite: item.closeWrite)
+                    let statusLine = answer.split(separator: "\r\n").first.map(String.init) ?? ""
+                    #expect(statusLine.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.name): \(answer.prefix(300))")
+                    #expect(answer.contains("application/problem+json"), "\(item.name): \(answer.prefix(300))")
+                }
+                // The server is still there for well-formed requests.
+                let healthy = try RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), closeWrite: false)
+                #expect(healthy.hasPrefix("HTTP/1.1 200"))
+            }
+        }
+    }
+}
+
+/// A raw HTTP/1.1 exchange over a loopback socket: the bytes as given, the answer as text.
+enum RawHTTP {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static func exchange(port: Int, _ bytes: [UInt8], closeWrite: Bool, timeoutSeconds: Int = 5) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
+        var sent = 0
+        while sent < bytes.count {
+            // MSG_NOSIGNAL: a server that answers early and closes must not kill the test with SIGPIPE.
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            sent += n
+        }
+        if closeWrite { shutdown(fd, Int32(SHUT_WR)) }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+            // One answer is enough: its headers and a body of its Content-Length.
+            if let text = String(bytes: answer, encoding: .utf8), let end = text.range(of: "\r\n\r\n"),
+               let length = text[..<end.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") })
+                .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }),
+               text.utf8.distance(from: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex, to: text.utf8.endIndex) >= length {
+                break
+            }
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+}

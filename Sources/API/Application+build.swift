@@ -51,7 +51,8 @@ public struct AppDependencies: Sendable {
 }
 
 public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = RouteTable()) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD on every GET route: the GET's status and headers (Content-Length, ETag), no body.
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost: they count the answer as sent (a 401 as 401), after every error has
     // become its problem+json; inside ProblemMiddleware they saw errors and counted most as 500.
     router.middlewares.add(MetricsMiddleware())

@@ -98,3 +98,22 @@ enum RawHTTP {
         return String(decoding: answer, as: UTF8.self)
     }
 }
+
+@Suite struct HeadRequestTests {
+    @Test func everyGetRouteAnswersHeadWithItsHeadersAndNoBody() async throws {
+        try await AppHarness.with { _, http in
+            let token = try #require(try await http.register("head@example.com").string("access_token"))
+            let created = try await http.call(.post, "/api/v1/habits", token: token, json: #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"},"start_date":"2026-01-01"}"#)
+            let id = try #require(created.string("id"))
+            for path in ["/healthz", "/api/v1/me", "/api/v1/habits", "/api/v1/habits/\(id)", "/openapi.yaml"] {
+                let get = try await http.call(.get, path, token: token)
+                let head = try await http.call(.head, path, token: token)
+                #expect(head.status == get.status, "\(path)")
+                #expect(head.text.isEmpty, "\(path)")
+                #expect(head.headers[.eTag] == get.headers[.eTag], "\(path)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
+            }
+            #expect(try await http.call(.head, "/api/v1/me").status == .unauthorized)
+        }
+    }
+}

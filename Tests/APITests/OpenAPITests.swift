@@ -353,11 +353,13 @@ import TestSupport
         let checkIn = HealthReadModel.CheckIn(date: day, feeling: 4, note: "fine")
         let calibrating = RecoveryFormula.score(date: day, inputs: RecoveryInputs(sleepMinutes: [day: 420], hrvMs: [day: 50, day.adding(days: -1): 50]))
         samples += [
-            try sample("Recovery", "GET /api/v1/health/recovery", "200", full: false, RecoveryDTO(scored, checkIn: checkIn, language: .ru)),
-            try sample("Recovery (calibrating)", "GET /api/v1/health/recovery", "200", full: false,
-                       RecoveryDTO(calibrating, checkIn: nil, language: .en)),
-            try sample("Recovery series", "GET /api/v1/health/recovery", "200", full: false,
-                       RecoveryListDTO(asOfPosition: "1/2", items: [RecoveryDTO(scored, checkIn: nil, language: .sr)])),
+            // The recovery answers write their own JSON: the samples are what they write.
+            Sample(name: "Recovery", route: "GET /api/v1/health/recovery", status: "200",
+                   json: Data(RecoveryDTO(scored, checkIn: checkIn, language: .ru).jsonText.utf8), full: false),
+            Sample(name: "Recovery (calibrating)", route: "GET /api/v1/health/recovery", status: "200",
+                   json: Data(RecoveryDTO(calibrating, checkIn: nil, language: .en).jsonText.utf8), full: false),
+            Sample(name: "Recovery series", route: "GET /api/v1/health/recovery", status: "200",
+                   json: Data(RecoveryListDTO(asOfPosition: "1/2", items: [RecoveryDTO(scored, checkIn: nil, language: .sr)]).jsonText.utf8), full: false),
             try sample("Check-in", "PUT /api/v1/health/checkins/{date}", "200", full: true, CheckInDTO(checkIn, language: .en)),
             try sample("Labels", "GET /api/v1/labels", "200", full: true, LabelsDTO(lang: "en", labels: LabelCatalogue.labels(.en))),
         ]

@@ -273,7 +273,7 @@ public struct HealthArea: Area {
     /// that position and then answers `body` (given the position the read reflects), or after a
     /// short wait answers 202 "not yet" with `Retry-After`, so a client never reads stale figures
     /// as if they were its own write's.
-    static func read<Body: ResponseEncodable>(
+    static func read<Body: ResponseGenerator>(
         _ request: Request, _ context: UserRequestContext, _ health: HealthService, model: HealthService.AsyncModel = .days,
         _ body: (LogPosition) async throws -> Body
     ) async throws -> Response {

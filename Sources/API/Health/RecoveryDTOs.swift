@@ -4,8 +4,9 @@ import Foundation
 import Hummingbird
 import Projections
 
-/// A date's recovery score as clients render it: every word in the asked language.
-struct RecoveryDTO: ResponseEncodable {
+/// A date's recovery score as clients render it: every word in the asked language. It writes
+/// its own JSON (`JSONText`): a 90-day series through Foundation's encoder took ~40 ms.
+struct RecoveryDTO: Encodable, Sendable {
     struct Methodology: Encodable, Sendable {
         var `class`: String
         var label: String
@@ -104,9 +105,98 @@ struct RecoveryDTO: ResponseEncodable {
     static func figure(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 }
 
-struct RecoveryListDTO: ResponseEncodable {
+struct RecoveryListDTO: Encodable, Sendable {
     var asOfPosition: String
     var items: [RecoveryDTO]
+}
+
+extension RecoveryDTO: ResponseGenerator {
+    func write(_ json: inout JSONText) {
+        json.open()
+        json.field("date", date)
+        json.nullable("score", score)
+        json.field("status", status)
+        json.field("status_label", statusLabel)
+        json.field("color_token", colorToken)
+        json.field("formula_version", formulaVersion)
+        json.key("methodology")
+        json.open()
+        json.field("class", methodology.class)
+        json.field("label", methodology.label)
+        json.close()
+        if let daysUntilReady { json.key("days_until_ready"); json.number(Int64(daysUntilReady)) }
+        json.key("components")
+        json.openArray()
+        for component in components {
+            json.element()
+            json.open()
+            json.field("key", component.key)
+            json.field("label", component.label)
+            json.nullable("value", component.value)
+            json.field("unit", component.unit)
+            json.nullable("baseline_mean", component.baselineMean)
+            json.nullable("baseline_sd", component.baselineSd)
+            json.key("baseline_days"); json.number(Int64(component.baselineDays))
+            json.nullable("z", component.z)
+            json.nullable("score", component.score)
+            json.key("weight_used"); json.number(component.weightUsed)
+            json.key("available"); json.bool(component.available)
+            json.field("reason", component.reason)
+            json.field("reason_label", component.reasonLabel)
+            json.close()
+        }
+        json.closeArray()
+        json.key("check_in")
+        if let checkIn {
+            json.open()
+            json.field("date", checkIn.date)
+            json.key("feeling"); json.number(Int64(checkIn.feeling))
+            json.field("feeling_label", checkIn.feelingLabel)
+            json.field("note", checkIn.note)
+            json.close()
+        } else {
+            json.null()
+        }
+        json.close()
+    }
+
+    var jsonText: String {
+        var json = JSONText()
+        write(&json)
+        return json.text
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response.json(jsonText)
+    }
+}
+
+extension RecoveryListDTO: ResponseGenerator {
+    var jsonText: String {
+        var json = JSONText()
+        json.open()
+        json.field("as_of_position", asOfPosition)
+        json.key("items")
+        json.openArray()
+        for item in items {
+            json.element()
+            item.write(&json)
+        }
+        json.closeArray()
+        json.close()
+        return json.text
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response.json(jsonText)
+    }
+}
+
+extension Response {
+    /// A JSON body written by hand, with the content type the JSON encoder's answers have.
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
 }
 
 struct CheckInDTO: ResponseEncodable {

@@ -57,62 +57,7 @@ extension HealthEvent.RecordsDeleted: SelfEncodingEvent {
     }
 }
 
-/// A small JSON writer: objects, arrays, strings (escaped), numbers.
-struct JSONText {
-    private(set) var text = ""
-    private var first = [true]
-
-    mutating func open() { text += "{"; first.append(true) }
-    mutating func close() { text += "}"; first.removeLast() }
-    mutating func openArray() { text += "["; first.append(true) }
-    mutating func closeArray() { text += "]"; first.removeLast() }
-
-    /// Before an object's key or an array's element: a comma unless it is the first.
-    private mutating func separate() {
-        if first[first.count - 1] { first[first.count - 1] = false } else { text += "," }
-    }
-
-    mutating func key(_ name: String) {
-        separate()
-        text += "\"\(name)\":"
-    }
-
-    mutating func element() { separate() }
-
-    mutating func string(_ value: String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
-    }
-
-    /// Finite numbers only (ingestion rejects the others); Swift's description round-trips.
-    mutating func number(_ value: Double) { text += value.isFinite ? "\(value)" : "null" }
-    mutating func number(_ value: Int64) { text += String(value) }
-
-    mutating func field(_ name: String, _ value: String?) {
-        guard let value else { return }
-        key(name)
-        string(value)
-    }
-
-    mutating func field(_ name: String, _ value: Double?) {
-        guard let value else { return }
-        key(name)
-        number(value)
-    }
-
+extension JSONText {
     mutating func record(_ record: HealthRecord) {
         open()
         field("key", record.key)

@@ -143,39 +143,40 @@ public struct HealthAuditProjector: Projector {
             var late = 0; var lateFirst: LocalDate?; var lateLast: LocalDate?; var worst: Int64 = 0 }
         var requests: [String: Figures] = [:]
         let (owners, transactions) = (requested.map(\.owner), requested.map(\.transaction))
+        // A request's figures added up in SQL (thousands of items, one row back), late by
+        // `HealthAudit.arrivedLate`'s rule: ended more than `lateAfterSeconds` before arrival.
         let rows = try await connection.query("""
-            SELECT e.owner_id, e.transaction_id::text, r.kind, r.name, r.date::text, r.end_seconds,
-                   coalesce((e.data ->> 'received_at')::bigint, 0), e.data -> 'intake' ->> 'format',
-                   (e.data -> 'intake' ->> 'received')::bigint, (e.data -> 'intake' ->> 'duplicates')::bigint
+            WITH e AS (
+              SELECT e.owner_id, e.transaction_id::text AS tx, e.data, coalesce((e.data ->> 'received_at')::bigint, 0) AS received_at
+              FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
+              JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type))
+            SELECT e.owner_id, e.tx, max(e.data -> 'intake' ->> 'format'), max((e.data -> 'intake' ->> 'received')::bigint),
+                   max((e.data -> 'intake' ->> 'duplicates')::bigint), max(e.received_at), min(r.date)::text, max(r.date)::text,
+                   count(*) FILTER (WHERE late), (min(r.date) FILTER (WHERE late))::text, (max(r.date) FILTER (WHERE late))::text,
+                   coalesce(max(e.received_at - r.end_seconds) FILTER (WHERE late), 0)
+            FROM e, jsonb_to_recordset(e.data -> 'records') AS r(date date, end_seconds bigint),
+                 LATERAL (SELECT e.received_at > 0 AND e.received_at - r.end_seconds > \(HealthAudit.lateAfterSeconds) AS late) AS l
+            GROUP BY e.owner_id, e.tx
+            """, logger: logger)
+        for try await row in rows.decode((UUID, String, String?, Int64?, Int64?, Int64, String?, String?, Int64, String?, String?, Int64).self) {
+            var request = Figures(owner: row.0)
+            if let format = row.2, let received = row.3, let duplicates = row.4 { request.intake = (format, Int(received), Int(duplicates)) }
+            request.receivedAt = row.5
+            (request.first, request.last) = (row.6.flatMap(LocalDate.init), row.7.flatMap(LocalDate.init))
+            (request.late, request.lateFirst, request.lateLast, request.worst) = (Int(row.8), row.9.flatMap(LocalDate.init), row.10.flatMap(LocalDate.init), row.11)
+            requests[row.1] = request
+        }
+        // The metric dates the requests touched (what their items replaced included).
+        let days = try await connection.query("""
+            SELECT DISTINCT e.owner_id, r.name, r.date::text
             FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
             JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type),
-                 jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
-                   AS r(kind text, name text, date date, end_seconds bigint)
+                 jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]')) AS r(kind text, name text, date date)
+            WHERE r.kind = \(HealthRecord.Kind.quantity.rawValue)
             """, logger: logger)
-        var seenIntake = Set<String>()
-        for try await (owner, tx, kind, name, dateText, end, receivedAt, format, received, duplicates) in rows.decode(
-            (UUID, String, String, String, String, Int64?, Int64, String?, Int64?, Int64?).self
-        ) {
+        for try await (owner, name, dateText) in days.decode((UUID, String, String).self) {
             guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
-            if kind == HealthRecord.Kind.quantity.rawValue { touched.insert(Touch(owner: owner, metric: name, date: date)) }
-            var request = requests[tx] ?? Figures(owner: owner)
-            if let format, let received, let duplicates, !seenIntake.contains(tx) {
-                seenIntake.insert(tx)
-                request.intake = (format, Int(received), Int(duplicates))
-            }
-            request.receivedAt = max(request.receivedAt, receivedAt)
-            // Only items that are in the log (not what they replaced) count for the request's dates.
-            if let end {
-                request.first = min(request.first ?? date, date)
-                request.last = max(request.last ?? date, date)
-                if receivedAt > 0, HealthAudit.arrivedLate(receivedAt: receivedAt, end: end) {
-                    request.late += 1
-                    request.lateFirst = min(request.lateFirst ?? date, date)
-                    request.lateLast = max(request.lateLast ?? date, date)
-                    request.worst = max(request.worst, receivedAt - end)
-                }
-            }
-            requests[tx] = request
+            touched.insert(Touch(owner: owner, metric: name, date: date))
         }
         var findings: [Finding] = []
         for (tx, request) in requests.sorted(by: { $0.key < $1.key }) {

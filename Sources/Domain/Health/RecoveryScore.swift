@@ -105,12 +105,13 @@ public enum RecoveryFormula {
         (value * 10).rounded(.toNearestOrEven) / 10
     }
 
-    /// The score for `date` from `inputs`, whose baselines are the 60 dates before it.
-    public static func score(date: LocalDate, inputs: RecoveryInputs) -> RecoveryScore {
+    /// The score for `date` from `inputs`, whose baselines are the 60 dates before it. Without
+    /// `ownFigures` the date's own figures are ignored: a date with no data, baselines only.
+    public static func score(date: LocalDate, inputs: RecoveryInputs, ownFigures: Bool = true) -> RecoveryScore {
         var components = [
-            component(.sleep, date: date, series: inputs.sleepMinutes, transform: { $0 }, unit: "min"),
-            component(.hrv, date: date, series: inputs.hrvMs, transform: { $0 > 0 ? log($0) : nil }, unit: "ln(ms)"),
-            component(.restingHeartRate, date: date, series: inputs.restingHeartRate, transform: { $0 }, unit: "count/min"),
+            component(.sleep, date: date, series: inputs.sleepMinutes, transform: { $0 }, unit: "min", own: ownFigures),
+            component(.hrv, date: date, series: inputs.hrvMs, transform: { $0 > 0 ? log($0) : nil }, unit: "ln(ms)", own: ownFigures),
+            component(.restingHeartRate, date: date, series: inputs.restingHeartRate, transform: { $0 }, unit: "count/min", own: ownFigures),
         ]
         let available = components.filter(\.available)
         let totalWeight = available.reduce(0) { $0 + (weights[$1.key] ?? 0) }
@@ -137,7 +138,7 @@ public enum RecoveryFormula {
     /// A component for `date`: its figure, its baseline over the 60 dates before (figures
     /// passed through `transform`), z and its 0…100 score.
     static func component(
-        _ key: RecoveryComponent.Key, date: LocalDate, series: [LocalDate: Double], transform: (Double) -> Double?, unit: String
+        _ key: RecoveryComponent.Key, date: LocalDate, series: [LocalDate: Double], transform: (Double) -> Double?, unit: String, own: Bool = true
     ) -> RecoveryComponent {
         let baseline = HealthBaseline.values(series, before: date, transform: transform)
         let mean = HealthBaseline.mean(baseline)
@@ -147,7 +148,7 @@ public enum RecoveryFormula {
             // Equal figures in ln space leave rounding noise (1e-16), not 0: that is a flat baseline.
             return sd <= 1e-9 * max(1, abs(mean)) ? 0 : sd
         }
-        let value = series[date].flatMap(transform)
+        let value = own ? series[date].flatMap(transform) : nil
         let z: Double? = value.flatMap { value in
             guard let mean, let sd else { return nil }
             return sd == 0 ? 0 : (value - mean) / sd

@@ -35,11 +35,7 @@ extension HealthReadModel {
             }[owner] ?? RecoveryInputs()
             for date in missing {
                 // Only the baselines: a figure for the date itself is the projector's to score.
-                var baselineOnly = inputs
-                baselineOnly.sleepMinutes[date] = nil
-                baselineOnly.hrvMs[date] = nil
-                baselineOnly.restingHeartRate[date] = nil
-                stored[date] = RecoveryFormula.score(date: date, inputs: baselineOnly)
+                stored[date] = RecoveryFormula.score(date: date, inputs: inputs, ownFigures: false)
             }
         }
         return dates.compactMap { stored[$0] }

@@ -45,7 +45,9 @@ import TestSupport
                 #expect(counted("/api/v1/habits", "POST", 422))
                 #expect(counted("/api/v1/auth/login", "POST", 401))
                 #expect(counted("/api/v1/auth/login", "POST", 429))
-                #expect(!requests.contains { $0.contains("\"500\"") }, "\(requests.filter { $0.contains("\"500\"") })")
+                // (No check for the absence of 500s: every suite in this process counts into the
+                // one registry, and some answer 500 on purpose. With the old order, each line
+                // above was missing: those answers were counted as 500.)
             }
         }
     }

@@ -5,14 +5,15 @@ import Hummingbird
 import Projections
 
 /// A date's recovery score as clients render it: every word in the asked language. It writes
-/// its own JSON (`JSONText`): a 90-day series through Foundation's encoder took ~40 ms.
-struct RecoveryDTO: Encodable, Sendable {
+/// its own JSON (`JSONText`; missing figures and `check_in` as null, never left out): a 90-day
+/// series through Foundation's encoder took ~40 ms.
+struct RecoveryDTO: Sendable {
     struct Methodology: Encodable, Sendable {
         var `class`: String
         var label: String
     }
 
-    struct Component: Encodable, Sendable {
+    struct Component: Sendable {
         var key: String
         var label: String
         var value: Double?
@@ -26,28 +27,6 @@ struct RecoveryDTO: Encodable, Sendable {
         var available: Bool
         var reason: String?
         var reasonLabel: String?
-
-        enum CodingKeys: String, CodingKey {
-            case key, label, value, unit, baselineMean, baselineSd, baselineDays, z, score, weightUsed, available, reason, reasonLabel
-        }
-
-        /// Missing figures are sent as null, not left out: the shape is the same for every date.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(key, forKey: .key)
-            try container.encode(label, forKey: .label)
-            try container.encode(value, forKey: .value)
-            try container.encode(unit, forKey: .unit)
-            try container.encode(baselineMean, forKey: .baselineMean)
-            try container.encode(baselineSd, forKey: .baselineSd)
-            try container.encode(baselineDays, forKey: .baselineDays)
-            try container.encode(z, forKey: .z)
-            try container.encode(score, forKey: .score)
-            try container.encode(weightUsed, forKey: .weightUsed)
-            try container.encode(available, forKey: .available)
-            try container.encodeIfPresent(reason, forKey: .reason)
-            try container.encodeIfPresent(reasonLabel, forKey: .reasonLabel)
-        }
     }
 
     var date: String
@@ -60,25 +39,6 @@ struct RecoveryDTO: Encodable, Sendable {
     var daysUntilReady: Int?
     var components: [Component]
     var checkIn: CheckInDTO?
-
-    enum CodingKeys: String, CodingKey {
-        case date, score, status, statusLabel, colorToken, formulaVersion, methodology, daysUntilReady, components, checkIn
-    }
-
-    /// `score` and `check_in` are null when there is none (never left out, never 0).
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(date, forKey: .date)
-        try container.encode(score, forKey: .score)
-        try container.encode(status, forKey: .status)
-        try container.encode(statusLabel, forKey: .statusLabel)
-        try container.encode(colorToken, forKey: .colorToken)
-        try container.encode(formulaVersion, forKey: .formulaVersion)
-        try container.encode(methodology, forKey: .methodology)
-        try container.encodeIfPresent(daysUntilReady, forKey: .daysUntilReady)
-        try container.encode(components, forKey: .components)
-        try container.encode(checkIn, forKey: .checkIn)
-    }
 
     init(_ score: RecoveryScore, checkIn: HealthReadModel.CheckIn?, language: Language) {
         date = score.date.description
@@ -105,7 +65,7 @@ struct RecoveryDTO: Encodable, Sendable {
     static func figure(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
 }
 
-struct RecoveryListDTO: Encodable, Sendable {
+struct RecoveryListDTO: Sendable {
     var asOfPosition: String
     var items: [RecoveryDTO]
 }

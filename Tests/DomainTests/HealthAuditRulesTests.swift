@@ -60,4 +60,9 @@ import Testing
             }
         }
     }
+
+    @Test func daySpansMergeWhereTheyOverlapOrTouch() {
+        #expect(DaySpans.merged([10...20, 0...5, 6...8, 15...30, 40...41]) == [0...8, 10...30, 40...41])
+        #expect(DaySpans.merged([]) == [])
+    }
 }

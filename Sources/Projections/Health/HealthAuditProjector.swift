@@ -251,7 +251,7 @@ public struct HealthAuditProjector: Projector {
             ranges[metric, default: []].append(recent)
         }
         for (metric, spans) in ranges {
-            for span in Self.merged(spans) {
+            for span in DaySpans.merged(spans) {
                 try await evaluateGaps(owner: owner, metric: metric, in: span, on: connection, logger: logger)
             }
         }
@@ -268,18 +268,6 @@ public struct HealthAuditProjector: Projector {
         var found: [String] = []
         for try await name in rows.decode(String.self) { found.append(name) }
         return found
-    }
-
-    static func merged(_ spans: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
-        var merged: [ClosedRange<Int>] = []
-        for span in spans.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let last = merged.last, span.lowerBound <= last.upperBound + 1 {
-                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, span.upperBound)
-            } else {
-                merged.append(span)
-            }
-        }
-        return merged
     }
 
     func evaluateGaps(owner: UUID, metric: String, in span: ClosedRange<Int>, on connection: PostgresConnection, logger: Logger) async throws {

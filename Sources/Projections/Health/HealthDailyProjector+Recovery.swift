@@ -18,15 +18,7 @@ extension HealthDailyProjector {
         }
         var owners: [UUID] = [], firsts: [LocalDate] = [], lasts: [LocalDate] = []
         for (owner, ranges) in affected {
-            var merged: [ClosedRange<Int>] = []
-            for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-                if let last = merged.last, range.lowerBound <= last.upperBound + 1 {
-                    merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
-                } else {
-                    merged.append(range)
-                }
-            }
-            for span in merged {
+            for span in DaySpans.merged(ranges) {
                 owners.append(owner)
                 firsts.append(LocalDate(daysSinceEpoch: span.lowerBound))
                 lasts.append(LocalDate(daysSinceEpoch: span.upperBound))

@@ -42,6 +42,8 @@ public enum ReminderKind: String, Sendable, Codable, CaseIterable {
     case eveningNudge = "evening_nudge"
     case taskDue = "task_due"
     case savingsPaymentDue = "savings_payment_due"
+    /// A habit's own reminder time, on scheduled days it is not yet done.
+    case habit
 }
 
 /// Everything a user can set about themselves.

@@ -6,16 +6,21 @@ import Foundation
 /// definition; a test holds Russian and Serbian to the same keys.
 public enum LabelCatalogue {
     public static func text(_ key: String, _ language: Language) -> String {
-        labels(language)[key] ?? english[key] ?? key
+        labels(language)[key] ?? allEnglish[key] ?? key
     }
 
     public static func labels(_ language: Language) -> [String: String] {
         switch language {
-        case .en: english
-        case .ru: russian
-        case .sr: serbian
+        case .en: allEnglish
+        case .ru: allRussian
+        case .sr: allSerbian
         }
     }
+
+    // Each area's words live in a file of their own; the catalogue joins them once.
+    static let allEnglish = english.merging(reminderEnglish) { first, _ in first }
+    static let allRussian = russian.merging(reminderRussian) { first, _ in first }
+    static let allSerbian = serbian.merging(reminderSerbian) { first, _ in first }
 
     public static func status(_ status: RecoveryScore.Status) -> String { "recovery.status.\(status.rawValue)" }
     public static func component(_ key: RecoveryComponent.Key) -> String { "recovery.component.\(key.rawValue)" }

@@ -1,0 +1,62 @@
+/// The reminders' words (`reminder.*`): titles and bodies the planner fills in.
+extension LabelCatalogue {
+    static let reminderEnglish: [String: String] = [
+        "reminder.morning_digest.title": "Your day",
+        "reminder.morning_digest.habits": "Habits due: {count}",
+        "reminder.morning_digest.tasks": "Tasks due: {count}",
+        "reminder.morning_digest.overdue": "Overdue tasks: {count}",
+        "reminder.evening_nudge.title": "Habits still open",
+        "reminder.evening_nudge.body": "Still to do today: {names}",
+        "reminder.task_due.title": "Task due: {title}",
+        "reminder.task_due.body": "Due at {time}",
+        "reminder.savings_payment_due.title": "Savings payment: {goal}",
+        "reminder.savings_payment_due.body_ahead": "{amount} due on {date}, in {days}",
+        "reminder.savings_payment_due.body_today": "{amount} due today",
+        "reminder.habit.title": "{name}",
+        "reminder.habit.body": "Time for {name}",
+        "reminder.status.pending": "Pending",
+        "reminder.status.delivered": "Delivered",
+        "reminder.status.failed": "Failed",
+        "reminder.status.skipped": "Skipped",
+    ]
+
+    static let reminderRussian: [String: String] = [
+        "reminder.morning_digest.title": "Ваш день",
+        "reminder.morning_digest.habits": "Привычки на сегодня: {count}",
+        "reminder.morning_digest.tasks": "Задачи на сегодня: {count}",
+        "reminder.morning_digest.overdue": "Просроченные задачи: {count}",
+        "reminder.evening_nudge.title": "Привычки ещё не выполнены",
+        "reminder.evening_nudge.body": "Осталось сегодня: {names}",
+        "reminder.task_due.title": "Срок задачи: {title}",
+        "reminder.task_due.body": "Срок в {time}",
+        "reminder.savings_payment_due.title": "Взнос в накопления: {goal}",
+        "reminder.savings_payment_due.body_ahead": "{amount} к {date}, через {days}",
+        "reminder.savings_payment_due.body_today": "{amount} нужно внести сегодня",
+        "reminder.habit.title": "{name}",
+        "reminder.habit.body": "Время для привычки: {name}",
+        "reminder.status.pending": "Ожидает",
+        "reminder.status.delivered": "Доставлено",
+        "reminder.status.failed": "Не доставлено",
+        "reminder.status.skipped": "Пропущено",
+    ]
+
+    static let reminderSerbian: [String: String] = [
+        "reminder.morning_digest.title": "Vaš dan",
+        "reminder.morning_digest.habits": "Navike za danas: {count}",
+        "reminder.morning_digest.tasks": "Zadaci za danas: {count}",
+        "reminder.morning_digest.overdue": "Zakasneli zadaci: {count}",
+        "reminder.evening_nudge.title": "Navike još čekaju",
+        "reminder.evening_nudge.body": "Još danas: {names}",
+        "reminder.task_due.title": "Rok zadatka: {title}",
+        "reminder.task_due.body": "Rok u {time}",
+        "reminder.savings_payment_due.title": "Uplata za štednju: {goal}",
+        "reminder.savings_payment_due.body_ahead": "{amount} do {date}, za {days}",
+        "reminder.savings_payment_due.body_today": "{amount} dospeva danas",
+        "reminder.habit.title": "{name}",
+        "reminder.habit.body": "Vreme je za naviku: {name}",
+        "reminder.status.pending": "Na čekanju",
+        "reminder.status.delivered": "Isporučeno",
+        "reminder.status.failed": "Nije isporučeno",
+        "reminder.status.skipped": "Preskočeno",
+    ]
+}

@@ -21,6 +21,11 @@ public struct ServerConfiguration: Sendable {
     /// Local state of a development setup (the generated signing key).
     public var dataDirectory: URL
     public var signingKeys: [SigningKey]
+    /// `LIFELOG_WEBHOOK_ALLOW_PRIVATE`: webhooks may go to loopback, link-local and private
+    /// addresses (a receiver on the same host or network). Off by default.
+    public var webhookAllowPrivate = false
+    /// `LIFELOG_REMINDERS`: whether `serve` runs the reminder job every minute (on by default).
+    public var remindersInServe = true
 
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -65,7 +70,11 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "cannot keep a development signing key in \(dataDirectory.path) (\(error.localizedDescription)); "
                 + "set JWT_SECRET or JWT_KEYS, or LIFELOG_DATA_DIR to a writable folder")
         }
-        let migrate = environment["LIFELOG_MIGRATE_ON_START"].map { !["0", "false", "no", "off"].contains($0.lowercased()) } ?? true
+        func flag(_ name: String, default value: Bool) -> Bool {
+            guard let text = environment[name]?.lowercased(), !text.isEmpty else { return value }
+            return !["0", "false", "no", "off"].contains(text)
+        }
+        let migrate = flag("LIFELOG_MIGRATE_ON_START", default: true)
         return ServerConfiguration(
             databaseURL: url,
             databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",
@@ -79,6 +88,8 @@ public struct ServerConfiguration: Sendable {
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
             databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
             dataDirectory: dataDirectory,
-            signingKeys: keys)
+            signingKeys: keys,
+            webhookAllowPrivate: flag("LIFELOG_WEBHOOK_ALLOW_PRIVATE", default: false),
+            remindersInServe: flag("LIFELOG_REMINDERS", default: true))
     }
 }

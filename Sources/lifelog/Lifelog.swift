@@ -6,7 +6,7 @@ struct Lifelog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lifelog",
         abstract: "A self-hosted backend for a personal life tracker.",
-        subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self, UsersCommand.self, ImportCommand.self])
+        subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self, UsersCommand.self, ImportCommand.self, RemindersCommand.self])
 
     /// Every failure is one line on stderr and a non-zero exit, not a usage dump or a trace.
     static func main() async {

@@ -47,7 +47,8 @@ struct Serve: AsyncParsableCommand {
         // so this happens before the group starts; the pool is used once the group runs.
         let dependencies = try await AppDependencies(
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
-            maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes)
+            maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes,
+            allowPrivateWebhooks: configuration.webhookAllowPrivate)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
@@ -56,12 +57,26 @@ struct Serve: AsyncParsableCommand {
         // Wakes every instance's async projectors after this process's appends commit.
         let waker = ReaderWaker(client: client, logger: logger)
 
-        // One group: SIGTERM or SIGINT stops the HTTP server first, then the projectors, the waker, then the pool.
+        // The reminder job every minute, beside any `lifelog reminders` runs (they share the outbox safely).
+        let http = WebhookSender.makeClient()
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: client), .init(service: waker), .init(service: projections)]
+        if configuration.remindersInServe {
+            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate, clock: clock, logger: logger)
+            services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
+        }
+        services.append(.init(service: app))
+        // One group: SIGTERM or SIGINT stops the HTTP server first, then the reminders, the projectors, the waker, then the pool.
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: client), .init(service: waker), .init(service: projections), .init(service: app)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("lifelog listening", metadata: ["address": "\(configuration.host):\(configuration.port)", "database": "\(configuration.databaseURL)"])
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
     }
 }

@@ -23,7 +23,7 @@ public struct AppHarness: Sendable {
     /// `serve` (polling every 20 ms, no listener), so reads with `min_position` see their writes.
     public static func with(
         keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, now: Date = Date(),
-        asyncProjectors: Bool = false,
+        asyncProjectors: Bool = false, allowPrivateWebhooks: Bool = false,
         _ body: @Sendable (AppHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withAppClient { database, client in
@@ -31,7 +31,7 @@ public struct AppHarness: Sendable {
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
             let dependencies = try await AppDependencies(
                 client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes,
-                maxIngestBytes: maxIngestBytes)
+                maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks)
             let app = buildApplication(dependencies)
             let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
             guard asyncProjectors else {

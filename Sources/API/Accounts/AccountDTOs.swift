@@ -8,6 +8,12 @@ struct RemindersDTO: Codable {
     var morningTime: String
     var eveningTime: String
     var enabledKinds: [String]
+    /// Only in `/me`'s answers: where reminders are pushed, and whether that still works.
+    var webhookUrl: String?
+    var webhookStatus: String?
+    var webhookDisabledReason: String?
+    /// Only in the answer that made or replaced it.
+    var webhookSecret: String?
 }
 
 struct UserDTO: ResponseEncodable {
@@ -22,6 +28,15 @@ struct UserDTO: ResponseEncodable {
     var reminders: RemindersDTO
     var createdAt: Date
     var version: Int64
+
+    /// `/me`'s answer: the profile with the reminders webhook's state.
+    init(_ user: UserRecord, webhook: WebhookEndpoint?, newSecret: String? = nil) {
+        self.init(user)
+        reminders.webhookUrl = webhook?.url
+        reminders.webhookStatus = webhook == nil ? "none" : webhook?.disabledAt == nil ? "active" : "disabled"
+        reminders.webhookDisabledReason = webhook?.disabledReason
+        reminders.webhookSecret = newSecret
+    }
 
     init(_ user: UserRecord) {
         let p = user.profile

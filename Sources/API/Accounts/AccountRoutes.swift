@@ -10,9 +10,11 @@ public struct AccountsArea: Area {
     public static let projectors: [any Projector] = [AccountsProjector()]
     public static let openAPIPart = "accounts"
     let accounts: AccountService
+    let reminders: ReminderService
 
     public init(_ context: AreaContext) {
         accounts = context.accounts
+        reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, logger: context.logger)
     }
 
     struct RegisterRequest: Decodable {
@@ -108,14 +110,21 @@ public struct AccountsArea: Area {
             try await sessions.logoutAll(userId: context.userId)
             return Response(status: .noContent)
         }
+        let reminders = self.reminders
         user.get("me") { _, context in
             let record = try await profiles.user(context.userId)
-            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
+            let webhook = try await reminders.webhook(context.userId)
+            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record, webhook: webhook))
         }
         user.patch("me") { request, context in
             let change = try await request.json(ProfileChange.self, context: context)
+            let url = change.reminders?.webhookUrl ?? .keep, secret = change.reminders?.webhookSecret ?? .keep
+            // Checked before anything is saved: a bad webhook leaves the profile as it was too.
+            try ValidationFailure.check(reminders.webhookErrors(url: url, secret: secret))
             let record = try await profiles.update(context.command(ifMatch: try ETag.ifMatch(request)), change: change)
-            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record))
+            let newSecret = try await reminders.applyWebhook(context.userId, url: url, secret: secret)
+            let webhook = try await reminders.webhook(context.userId)
+            return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record, webhook: webhook, newSecret: newSecret))
         }
         user.post("me/password") { request, context in
             let body = try await request.json(PasswordRequest.self, context: context)

@@ -13,6 +13,8 @@ public struct AreaContext: Sendable {
     public var clock: any WallClock
     public var logger: Logger
     public var accounts: AccountService
+    /// `LIFELOG_WEBHOOK_ALLOW_PRIVATE`: webhook URLs may name private and loopback addresses.
+    public var allowPrivateWebhooks = false
 }
 
 /// One area of the API (accounts, habits, tasks, …) and everything it adds to the server: its
@@ -43,6 +45,8 @@ public enum AreaCatalog {
         SavingsArea.self,
         HealthArea.self,
         LabelsArea.self,
+        RemindersArea.self,
+        TodayArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

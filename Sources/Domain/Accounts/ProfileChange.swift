@@ -5,10 +5,27 @@ public struct ProfileChange: Sendable, Equatable, Decodable {
         public var morningTime: String?
         public var eveningTime: String?
         public var enabledKinds: [String]?
+        /// Where reminders are pushed; `null` removes it. Not part of the profile's events: it
+        /// is kept beside its signing secret (see `webhook_endpoints`).
+        public var webhookUrl: PatchField<String> = .keep
+        /// Write-only: generated when absent, shown once.
+        public var webhookSecret: PatchField<String> = .keep
+
         public init(morningTime: String? = nil, eveningTime: String? = nil, enabledKinds: [String]? = nil) {
             self.morningTime = morningTime
             self.eveningTime = eveningTime
             self.enabledKinds = enabledKinds
+        }
+
+        enum CodingKeys: String, CodingKey { case morningTime, eveningTime, enabledKinds, webhookUrl, webhookSecret }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            morningTime = try container.decodeIfPresent(String.self, forKey: .morningTime)
+            eveningTime = try container.decodeIfPresent(String.self, forKey: .eveningTime)
+            enabledKinds = try container.decodeIfPresent([String].self, forKey: .enabledKinds)
+            webhookUrl = try container.decodePatch(String.self, forKey: .webhookUrl)
+            webhookSecret = try container.decodePatch(String.self, forKey: .webhookSecret)
         }
     }
 

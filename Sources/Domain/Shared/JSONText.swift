@@ -61,6 +61,8 @@ public struct JSONText: Sendable {
     public init() {}
 
     public mutating func null() { text += "null" }
+    /// JSON written elsewhere (a stored jsonb's text), taken as it is.
+    public mutating func raw(_ json: String) { text += json }
     public mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
 
     /// A key whose value is sent as null when absent (the shape stays the same for every item).

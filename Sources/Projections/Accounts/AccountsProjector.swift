@@ -4,11 +4,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Inline read model of accounts: `rm_users` and `rm_devices`.
+/// Inline read model of accounts: `rm_users`, `rm_devices`, and each user's zones over time (`rm_user_zones`).
 public struct AccountsProjector: Projector {
     public let name = "accounts"
     public let mode = ProjectorMode.inline
-    public let tables = ["rm_users", "rm_devices"]
+    public let tables = ["rm_users", "rm_devices", "rm_user_zones"]
     public let eventTypes: [String]? = AccountEvent.types
 
     public init() {}
@@ -26,6 +26,7 @@ public struct AccountsProjector: Projector {
                             \(p.currency), \(p.language.rawValue), \(p.morningTime.description), \(p.eveningTime.description),
                             \(p.reminderKinds.map(\.rawValue)), \(event.streamVersion), \(event.recordedAt), \(event.recordedAt))
                     """, logger: logger)
+                try await zone(registered.userId, p.timezone, event, on: connection, logger: logger)
             case AccountEvent.ProfileChanged.type:
                 let changed = try decode(AccountEvent.ProfileChanged.self, event)
                 let p = changed.profile
@@ -36,6 +37,7 @@ public struct AccountsProjector: Projector {
                       reminder_kinds = \(p.reminderKinds.map(\.rawValue)), version = \(event.streamVersion), updated_at = \(event.recordedAt)
                     WHERE user_id = \(changed.userId)
                     """, logger: logger)
+                if changed.changedFields.contains("timezone") { try await zone(changed.userId, p.timezone, event, on: connection, logger: logger) }
             case AccountEvent.PasswordChanged.type:
                 let changed = try decode(AccountEvent.PasswordChanged.self, event)
                 try await touch(changed.userId, event, on: connection, logger: logger)
@@ -57,6 +59,13 @@ public struct AccountsProjector: Projector {
                 continue
             }
         }
+    }
+
+    private func zone(_ userId: UUID, _ timezone: String, _ event: RecordedEvent, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.run("""
+            INSERT INTO rm_user_zones (user_id, since, timezone) VALUES (\(userId), \(event.recordedAt), \(timezone))
+            ON CONFLICT (user_id, since) DO UPDATE SET timezone = EXCLUDED.timezone
+            """, logger: logger)
     }
 
     /// Every event of the user stream moves the user's version (the ETag of `/me`).

@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The reminder job: plans the window since the last run into the outbox, then pushes what is
+/// due. Any number may run at once: one plans at a time (a transaction-scoped advisory lock),
+/// and every one delivers, sharing rows through `FOR UPDATE SKIP LOCKED`.
+public struct ReminderJob: Sendable {
+    public struct RunReport: Sendable, Equatable, CustomStringConvertible {
+        /// False when another instance held the planning lock (this run only delivered).
+        public var planned: Bool = false
+        public var from: Date?
+        public var to: Date?
+        public var queued = 0
+        public var skipped = 0
+        public var delivered = 0
+        public var failedAttempts = 0
+
+        public var description: String {
+            let plan = planned ? "planned \(queued) (skipped \(skipped))" : "planning held by another run"
+            return "\(plan); delivered \(delivered), failed attempts \(failedAttempts)"
+        }
+    }
+
+    let client: PostgresClient
+    let planning: ReminderPlanning
+    let outbox: ReminderOutbox
+    let endpoints: WebhookEndpoints
+    let sender: WebhookSender
+    let clock: any WallClock
+    let logger: Logger
+    /// Users planned at once.
+    var concurrency = 8
+
+    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, clock: any WallClock, logger: Logger) {
+        client = store.client
+        planning = ReminderPlanning(store: store, clock: clock, logger: logger)
+        outbox = ReminderOutbox(client: store.client, logger: logger)
+        endpoints = WebhookEndpoints(client: store.client, logger: logger)
+        sender = WebhookSender(http: http, allowPrivate: allowPrivateWebhooks)
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// One run: plan, then deliver everything due (retries whose wait has passed included).
+    public func run() async throws -> RunReport {
+        var report = try await plan()
+        let (delivered, failed) = try await deliver()
+        report.delivered = delivered
+        report.failedAttempts = failed
+        return report
+    }
+
+    /// Plans (checkpoint, now] for every user with reminders on, in one transaction with the
+    /// checkpoint's move: a run that dies plans nothing, and the next plans the same window
+    /// (the outbox keys make that harmless either way). A new install starts from its first run.
+    public func plan() async throws -> RunReport {
+        try await client.withTransaction(logger: logger) { connection in
+            var report = RunReport()
+            var locked = false
+            for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)
+                .decode(Bool.self) { locked = got }
+            guard locked else { return report }
+            report.planned = true
+            let now = clock.now()
+            guard let from = try await outbox.plannedUntil(on: connection) else {
+                try await outbox.setPlannedUntil(now, on: connection)
+                report.to = now
+                return report
+            }
+            report.from = from
+            report.to = now
+            guard from < now else { return report }
+            let endpoints = try await endpoints.activeReminderEndpoints()
+            var after: UUID?
+            while true {
+                let users = try await planning.users(after: after, limit: 500)
+                guard let last = users.last else { break }
+                after = last.userId
+                let planned = try await withThrowingTaskGroup(of: [PlannedReminder].self) { group in
+                    var all: [PlannedReminder] = []
+                    var next = users.makeIterator()
+                    for _ in 0..<concurrency {
+                        guard let user = next.next() else { break }
+                        group.addTask { try await planning.plan(user, from: from, to: now) }
+                    }
+                    while let some = try await group.next() {
+                        all += some
+                        if let user = next.next() { group.addTask { try await planning.plan(user, from: from, to: now) } }
+                    }
+                    return all
+                }
+                let (send, skipped) = ReminderPlanner.collapse(planned)
+                report.queued += try await outbox.insert(send, status: .pending, endpoints: endpoints, now: now, on: connection)
+                report.skipped += try await outbox.insert(skipped, status: .skipped, endpoints: endpoints, now: now, on: connection)
+            }
+            try await outbox.setPlannedUntil(now, on: connection)
+            return report
+        }
+    }
+
+    /// Pushes every due delivery, 64 at a time; returns (delivered, failed attempts).
+    public func deliver() async throws -> (Int, Int) {
+        var delivered = 0, failed = 0
+        while true {
+            let now = clock.now()
+            let batch = try await outbox.claim(limit: 64, now: now, lease: 120)
+            if batch.isEmpty { break }
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for claimed in batch {
+                    group.addTask { try await push(claimed) }
+                }
+                for try await ok in group { if ok { delivered += 1 } else { failed += 1 } }
+            }
+        }
+        return (delivered, failed)
+    }
+
+    func push(_ claimed: ReminderOutbox.Claimed) async throws -> Bool {
+        let now = clock.now()
+        let body = WebhookPayload.json(claimed.item)
+        let outcome = await sender.send(id: claimed.item.key, body: body, to: claimed.endpoint.url,
+                                        secrets: claimed.endpoint.signingSecrets(at: now), at: now)
+        switch outcome {
+        case .delivered(let status):
+            try await outbox.delivered(claimed.item.id, status: status, endpoint: claimed.endpoint.id, now: clock.now())
+            return true
+        case .failed(let status, let error, let retryAfter, let gone):
+            let delay = gone ? nil : WebhookRules.retryDelay(afterAttempt: claimed.item.attempts, jitter: Double.random(in: 0..<1), retryAfter: retryAfter)
+            try await outbox.attemptFailed(claimed.item.id, status: status, error: error, retryAt: delay.map { now.addingTimeInterval($0) },
+                                           endpoint: claimed.endpoint.id, gone: gone, now: now)
+            logger.notice("webhook attempt failed", metadata: ["key": "\(claimed.item.key)", "attempt": "\(claimed.item.attempts)", "error": "\(error)"])
+            return false
+        }
+    }
+}
+
+/// The job every minute, for `lifelog serve` and `lifelog reminders daemon`. A failed run is
+/// logged and tried again a minute later.
+public struct ReminderDaemon: Service {
+    let job: ReminderJob
+    let interval: Duration
+    let logger: Logger
+
+    public init(job: ReminderJob, interval: Duration = .seconds(60), logger: Logger) {
+        self.job = job
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                let report = try await job.run()
+                if report.queued + report.delivered + report.failedAttempts > 0 { logger.info("reminders", metadata: ["run": "\(report)"]) }
+            } catch {
+                logger.warning("reminder run failed", metadata: ["error": "\(String(describing: error).prefix(300))"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A row of the outbox as the API shows it.
+public struct OutboxItem: Sendable {
+    public var id: UUID
+    public var key: String
+    public var channel: String
+    public var kind: String
+    public var subject: String
+    public var dueAt: Date
+    public var dueLocal: String
+    public var status: ReminderStatus
+    public var title: String
+    public var body: String
+    /// The structured data, as stored JSON.
+    public var data: String
+    public var attempts: Int
+    public var lastStatus: Int?
+    public var lastError: String?
+}
+
+/// The SQL over `reminder_outbox` and `reminder_planner`.
+public struct ReminderOutbox: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Where the planner stopped, read under the planning lock.
+    func plannedUntil(on connection: PostgresConnection) async throws -> Date? {
+        for try await until in try await connection.query("SELECT planned_until FROM reminder_planner", logger: logger).decode(Date.self) {
+            return until
+        }
+        return nil
+    }
+
+    func setPlannedUntil(_ until: Date, on connection: PostgresConnection) async throws {
+        try await connection.run("""
+            INSERT INTO reminder_planner (singleton, planned_until) VALUES (true, \(until))
+            ON CONFLICT (singleton) DO UPDATE SET planned_until = EXCLUDED.planned_until
+            """, logger: logger)
+    }
+
+    /// Adds reminders; a key already there is left alone (a rerun, or another job, made it).
+    /// Returns how many rows are new.
+    func insert(_ reminders: [PlannedReminder], status: ReminderStatus, endpoints: [UUID: UUID], now: Date, on connection: PostgresConnection) async throws -> Int {
+        guard !reminders.isEmpty else { return 0 }
+        let data = try reminders.map { try EventCoding.encode($0.data) }
+        let endpoint = reminders.map { status == .pending ? endpoints[$0.userId]?.uuidString ?? "" : "" }
+        var inserted = 0
+        for try await _ in try await connection.query("""
+            INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                         endpoint_id, next_attempt_at, created_at)
+            SELECT gen_random_uuid(), r.user_id, r.key, 'reminder', r.kind, r.subject, r.due_at, r.due_local, r.title, r.body, r.data::jsonb,
+                   \(status.rawValue), NULLIF(r.endpoint, '')::uuid, r.due_at, \(now)
+            FROM unnest(\(reminders.map(\.userId)), \(reminders.map(\.key)), \(reminders.map(\.kind.rawValue)), \(reminders.map(\.subject)),
+                        \(reminders.map(\.dueAt)), \(reminders.map(\.dueLocal)), \(reminders.map(\.title)), \(reminders.map(\.body)),
+                        \(data), \(endpoint))
+              AS r(user_id, key, kind, subject, due_at, due_local, title, body, data, endpoint)
+            ON CONFLICT (key) DO NOTHING
+            RETURNING id
+            """, logger: logger).decode(UUID.self) { inserted += 1 }
+        return inserted
+    }
+
+    /// A push to make: the row, where it goes, and with what secrets.
+    struct Claimed: Sendable {
+        var item: OutboxItem
+        var endpoint: WebhookEndpoint
+    }
+
+    /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
+    /// are skipped, and each taken row is leased for `lease` seconds (a worker that dies lets
+    /// its rows go when the lease ends).
+    func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
+        var claimed: [Claimed] = []
+        let rows = try await client.query("""
+            WITH due AS (
+              SELECT id FROM reminder_outbox
+              WHERE status = 'pending' AND endpoint_id IS NOT NULL AND next_attempt_at <= \(now)
+                AND (lease_until IS NULL OR lease_until < \(now))
+              ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1
+            FROM due, webhook_endpoints e
+            WHERE o.id = due.id AND e.id = o.endpoint_id
+            RETURNING o.id, o.key, o.channel, o.kind, o.subject, o.due_at, o.due_local, o.title, o.body, o.data::text, o.attempts,
+                      e.id, e.user_id, e.purpose, e.url, e.secret, e.previous_secret, e.previous_until, e.created_at
+            """, logger: logger)
+        for try await r in rows.decode((UUID, String, String, String, String, Date, String, String, String, String, Int32,
+                                        UUID, UUID, String, String, String, String?, Date?, Date).self) {
+            let item = OutboxItem(id: r.0, key: r.1, channel: r.2, kind: r.3, subject: r.4, dueAt: r.5, dueLocal: r.6, status: .pending,
+                                  title: r.7, body: r.8, data: r.9, attempts: Int(r.10), lastStatus: nil, lastError: nil)
+            let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: r.15, previousSecret: r.16,
+                                           previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
+            claimed.append(Claimed(item: item, endpoint: endpoint))
+        }
+        return claimed
+    }
+
+    func delivered(_ id: UUID, status: Int, endpoint: UUID, now: Date) async throws {
+        try await client.query("""
+            UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = \(status), last_error = NULL
+            WHERE id = \(id)
+            """, logger: logger)
+        try await client.query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(endpoint) AND failing_since IS NOT NULL", logger: logger)
+    }
+
+    /// A failed attempt: retried at `retryAt`, or failed for good when nil. The endpoint is
+    /// disabled at once on a 410, or when it has failed every attempt for five days.
+    func attemptFailed(_ id: UUID, status: Int?, error: String, retryAt: Date?, endpoint: UUID, gone: Bool, now: Date) async throws {
+        try await client.query("""
+            UPDATE reminder_outbox SET status = \(retryAt == nil ? "failed" : "pending"), next_attempt_at = COALESCE(\(retryAt), next_attempt_at),
+              lease_until = NULL, last_status = \(status.map(Int32.init)), last_error = \(error)
+            WHERE id = \(id)
+            """, logger: logger)
+        let cutoff = now.addingTimeInterval(-WebhookRules.disableAfter)
+        var disabled: String?
+        for try await reason in try await client.query("""
+            UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, \(now)),
+              disabled_at = CASE WHEN \(gone) OR COALESCE(failing_since, \(now)) <= \(cutoff) THEN \(now) END,
+              disabled_reason = CASE WHEN \(gone) THEN 'the receiver answered 410 Gone'
+                                     WHEN COALESCE(failing_since, \(now)) <= \(cutoff) THEN 'every attempt failed for 5 days' END
+            WHERE id = \(endpoint) AND disabled_at IS NULL
+            RETURNING disabled_reason
+            """, logger: logger).decode(String?.self) { disabled = reason }
+        if disabled != nil {
+            // What was waiting for it stays to pull (reminders) or is failed (event pushes).
+            try await client.query("""
+                UPDATE reminder_outbox SET endpoint_id = NULL, lease_until = NULL
+                WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'reminder'
+                """, logger: logger)
+            try await client.query("""
+                UPDATE reminder_outbox SET status = 'failed', lease_until = NULL, last_error = 'endpoint disabled'
+                WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'event'
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Reads for the API
+
+    public func list(_ userId: UUID, statuses: [ReminderStatus], before cursor: (Date, UUID)?, limit: Int) async throws -> [OutboxItem] {
+        let (beforeAt, beforeId) = cursor ?? (Date(timeIntervalSince1970: 253_402_300_799), UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
+        return try await items(try await client.query("""
+            SELECT id, key, channel, kind, subject, due_at, due_local, status, title, body, data::text, attempts, last_status, last_error
+            FROM reminder_outbox
+            WHERE user_id = \(userId) AND channel = 'reminder' AND status = ANY(\(statuses.map(\.rawValue)))
+              AND (due_at, id) < (\(beforeAt), \(beforeId))
+            ORDER BY due_at DESC, id DESC LIMIT \(limit)
+            """, logger: logger))
+    }
+
+    public func item(_ userId: UUID, _ id: UUID) async throws -> OutboxItem? {
+        try await items(try await client.query("""
+            SELECT id, key, channel, kind, subject, due_at, due_local, status, title, body, data::text, attempts, last_status, last_error
+            FROM reminder_outbox WHERE user_id = \(userId) AND id = \(id) AND channel = 'reminder'
+            """, logger: logger)).first
+    }
+
+    /// The app showed it: a pending reminder is delivered. Acknowledging again changes nothing.
+    public func acknowledge(_ userId: UUID, _ id: UUID, now: Date) async throws -> OutboxItem? {
+        try await client.query("""
+            UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), endpoint_id = NULL, lease_until = NULL
+            WHERE user_id = \(userId) AND id = \(id) AND channel = 'reminder' AND status IN ('pending', 'failed')
+            """, logger: logger)
+        return try await item(userId, id)
+    }
+
+    private func items(_ rows: PostgresRowSequence) async throws -> [OutboxItem] {
+        var found: [OutboxItem] = []
+        for try await r in rows.decode((UUID, String, String, String, String, Date, String, String, String, String, String, Int32, Int32?, String?).self) {
+            guard let status = ReminderStatus(rawValue: r.7) else { throw CorruptData("reminder status", r.7) }
+            found.append(OutboxItem(id: r.0, key: r.1, channel: r.2, kind: r.3, subject: r.4, dueAt: r.5, dueLocal: r.6, status: status,
+                                    title: r.8, body: r.9, data: r.10, attempts: Int(r.11), lastStatus: r.12.map(Int.init), lastError: r.13))
+        }
+        return found
+    }
+}

@@ -1,0 +1,62 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+/// Loads what a user has on and hands it to `ReminderPlanner`: the same reads as the habits,
+/// tasks and savings routes, so a reminder never disagrees with the screen it points to.
+public struct ReminderPlanning: Sendable {
+    let users: AccountsReadModel
+    let habits: HabitService
+    let tasks: TaskService
+    let savings: SavingsService
+    let clock: any WallClock
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        users = AccountsReadModel(client: store.client, logger: logger)
+        habits = HabitService(store: store, clock: clock, logger: logger)
+        tasks = TaskService(store: store, clock: clock, logger: logger)
+        savings = SavingsService(store: store, clock: clock, logger: logger)
+        self.clock = clock
+    }
+
+    public func user(email: String) async throws -> ReminderUser {
+        guard let id = try await users.userId(email: Email.normalize(email)), let user = try await users.reminderUser(id) else {
+            throw ResourceError.notFound
+        }
+        return user
+    }
+
+    public func users(after: UUID?, limit: Int) async throws -> [ReminderUser] {
+        try await users.reminderUsers(after: after, limit: limit)
+    }
+
+    /// Every reminder due in (`from`, `to`] for this user, with facts as they stand now.
+    public func plan(_ user: ReminderUser, from: Date, to: Date) async throws -> [PlannedReminder] {
+        let dates = ReminderPlanner.dates(user, from: from, to: to)
+        guard let last = dates.last else { return [] }
+        var agenda = ReminderAgenda()
+        if !user.kinds.isDisjoint(with: [.morningDigest, .eveningNudge, .habit]) {
+            agenda.habits = try await habits.reminderDays(user.userId, dates)
+        }
+        if !user.kinds.isDisjoint(with: [.morningDigest, .taskDue]) {
+            agenda.tasks = try await tasks.list(user.userId, filter: .open, after: nil, limit: 1_000).compactMap { task in
+                guard let due = task.dueDate, due <= last else { return nil }
+                return .init(id: task.id, title: task.title, dueDate: due, dueTime: task.dueTime)
+            }
+        }
+        if user.kinds.contains(.savingsPaymentDue), let first = dates.first {
+            // Goals the user owns: a member's view of a shared goal is the owner's to pay.
+            let lead = ReminderPlanner.paymentLeadDays.max() ?? 0
+            for view in try await savings.goals(user.userId, asOf: nil) where view.role == .owner {
+                for occurrence in view.progress.occurrences(from: first, through: last.adding(days: lead)) where occurrence.remaining > 0 {
+                    agenda.payments.append(.init(
+                        goalId: view.goal.id, goalName: view.goal.name, dueDate: occurrence.dueDate,
+                        remaining: Money(minorUnits: occurrence.remaining, currency: view.goal.currency)))
+                }
+            }
+        }
+        return ReminderPlanner.plan(user, agenda, from: from, to: to)
+    }
+}

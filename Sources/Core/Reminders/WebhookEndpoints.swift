@@ -1,0 +1,118 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A place pushes go: the user's reminders webhook, or an event webhook.
+public struct WebhookEndpoint: Sendable, Equatable {
+    public var id: UUID
+    public var userId: UUID
+    public var purpose: String
+    public var url: String
+    public var events: [String]
+    public var secret: String
+    public var previousSecret: String?
+    public var previousUntil: Date?
+    public var disabledAt: Date?
+    public var disabledReason: String?
+    public var createdAt: Date
+
+    /// The secrets that sign an attempt at `now`: the current one, and the one it replaced
+    /// while that is still valid.
+    public func signingSecrets(at now: Date) -> [String] {
+        guard let previousSecret, let previousUntil, previousUntil > now else { return [secret] }
+        return [secret, previousSecret]
+    }
+}
+
+/// The SQL over `webhook_endpoints`.
+public struct WebhookEndpoints: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    private func endpoints(_ query: PostgresQuery) async throws -> [WebhookEndpoint] {
+        var found: [WebhookEndpoint] = []
+        for try await r in try await client.query(query, logger: logger)
+            .decode((UUID, UUID, String, String, [String], String, String?, Date?, Date?, String?, Date).self) {
+            found.append(WebhookEndpoint(id: r.0, userId: r.1, purpose: r.2, url: r.3, events: r.4, secret: r.5, previousSecret: r.6,
+                                         previousUntil: r.7, disabledAt: r.8, disabledReason: r.9, createdAt: r.10))
+        }
+        return found
+    }
+
+    public func reminders(of userId: UUID) async throws -> WebhookEndpoint? {
+        try await endpoints("""
+            SELECT id, user_id, purpose, url, events, secret, previous_secret, previous_until, disabled_at, disabled_reason, created_at
+            FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders'
+            """).first
+    }
+
+    /// Every user's active reminders endpoint, by user.
+    public func activeReminderEndpoints() async throws -> [UUID: UUID] {
+        var found: [UUID: UUID] = [:]
+        for try await (user, id) in try await client.query("""
+            SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'reminders' AND disabled_at IS NULL
+            """, logger: logger).decode((UUID, UUID).self) { found[user] = id }
+        return found
+    }
+
+    /// Sets the reminders webhook. A new secret replaces the old, which stays valid a day; the
+    /// same URL saved again re-enables a disabled endpoint.
+    public func setReminders(_ userId: UUID, url: String, newSecret: String?, now: Date) async throws {
+        let secret = newSecret ?? ""
+        try await client.query("""
+            INSERT INTO webhook_endpoints (id, user_id, purpose, url, secret, created_at)
+            VALUES (\(UUID()), \(userId), 'reminders', \(url), \(secret), \(now))
+            ON CONFLICT (user_id) WHERE purpose = 'reminders' DO UPDATE SET
+              url = EXCLUDED.url,
+              previous_secret = CASE WHEN \(secret) = '' THEN webhook_endpoints.previous_secret ELSE webhook_endpoints.secret END,
+              previous_until = CASE WHEN \(secret) = '' THEN webhook_endpoints.previous_until ELSE \(now.addingTimeInterval(86_400)) END,
+              secret = CASE WHEN \(secret) = '' THEN webhook_endpoints.secret ELSE \(secret) END,
+              disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+            """, logger: logger)
+    }
+
+    public func removeReminders(_ userId: UUID) async throws {
+        try await client.query("DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders'", logger: logger)
+    }
+
+    // MARK: Event webhooks
+
+    public func createEvents(_ userId: UUID, url: String, events: [String], secret: String, now: Date) async throws -> WebhookEndpoint {
+        let id = UUID()
+        try await client.query("""
+            INSERT INTO webhook_endpoints (id, user_id, purpose, url, events, secret, created_at)
+            VALUES (\(id), \(userId), 'events', \(url), \(events), \(secret), \(now))
+            """, logger: logger)
+        return WebhookEndpoint(id: id, userId: userId, purpose: "events", url: url, events: events, secret: secret, previousSecret: nil,
+                               previousUntil: nil, disabledAt: nil, disabledReason: nil, createdAt: now)
+    }
+
+    public func events(of userId: UUID) async throws -> [WebhookEndpoint] {
+        try await endpoints("""
+            SELECT id, user_id, purpose, url, events, secret, previous_secret, previous_until, disabled_at, disabled_reason, created_at
+            FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'events' ORDER BY created_at, id
+            """)
+    }
+
+    public func event(_ userId: UUID, _ id: UUID) async throws -> WebhookEndpoint? {
+        try await endpoints("""
+            SELECT id, user_id, purpose, url, events, secret, previous_secret, previous_until, disabled_at, disabled_reason, created_at
+            FROM webhook_endpoints WHERE user_id = \(userId) AND id = \(id) AND purpose = 'events'
+            """).first
+    }
+
+    public func deleteEvent(_ userId: UUID, _ id: UUID) async throws -> Bool {
+        var deleted = false
+        for try await _ in try await client.query("""
+            DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND id = \(id) AND purpose = 'events' RETURNING id
+            """, logger: logger).decode(UUID.self) { deleted = true }
+        return deleted
+    }
+}

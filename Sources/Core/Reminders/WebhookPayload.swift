@@ -1,0 +1,28 @@
+import Domain
+import Foundation
+
+/// The body of a push, `{type, timestamp, data}` as Standard Webhooks shapes it. Built from the
+/// row's stable fields only, so every retry sends the same bytes.
+enum WebhookPayload {
+    static func json(_ item: OutboxItem) -> String {
+        var json = JSONText()
+        json.open()
+        json.field("type", item.channel == "reminder" ? "reminder.\(item.kind)" : item.kind)
+        json.field("timestamp", item.dueAt.formatted(.iso8601))
+        json.key("data")
+        json.open()
+        json.field("id", item.id.uuidString.lowercased())
+        json.field("key", item.key)
+        json.field("kind", item.kind)
+        json.field("subject", item.subject)
+        json.field("due_at", item.dueAt.formatted(.iso8601))
+        json.field("due_local", item.dueLocal)
+        json.field("title", item.title)
+        json.field("body", item.body)
+        json.key("data")
+        json.raw(item.data)
+        json.close()
+        json.close()
+        return json.text
+    }
+}

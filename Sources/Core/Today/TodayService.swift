@@ -1,0 +1,62 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import Projections
+
+/// What a home screen shows, in one call, from the same services as the detailed routes:
+/// `/habits?date=`, `/tasks?filter=today`, `/savings/overview`, `/finance/reports/summary`,
+/// `/health/recovery` and `/reminders`.
+public struct TodayView: Sendable {
+    public var date: LocalDate
+    public var habits: [HabitView]
+    public var tasks: [TaskView]
+    /// Unpaid occurrences due from the date through the next five days.
+    public var dueSoon: [(SavingsGoalView, SavingsOccurrence)]
+    public var overdue: [(SavingsGoalView, SavingsOccurrence)]
+    /// The date's month.
+    public var finance: FinanceSummary
+    /// Nil when the user has no health data for the date.
+    public var recovery: RecoveryScore?
+    public var reminders: [OutboxItem]
+}
+
+public struct TodayService: Sendable {
+    /// Payments due within this many days count as due soon (the payment reminders' lead).
+    public static let dueSoonDays = 5
+    let habits: HabitService
+    let tasks: TaskService
+    let savings: SavingsService
+    let finance: FinanceService
+    let health: HealthService
+    let reminders: ReminderService
+
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+        habits = HabitService(store: store, clock: clock, logger: logger)
+        tasks = TaskService(store: store, clock: clock, logger: logger)
+        savings = SavingsService(store: store, clock: clock, logger: logger)
+        finance = FinanceService(store: store, clock: clock, logger: logger)
+        health = HealthService(store: store, clock: clock, logger: logger)
+        reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: false, logger: logger)
+    }
+
+    public func today(_ owner: UUID, date requested: LocalDate?) async throws -> TodayView {
+        let date: LocalDate
+        if let requested { date = requested } else { date = try await finance.today(owner) }
+        // The habits list checks the date (not after today, within the window) before the rest is read.
+        let habitViews = try await habits.list(owner, on: date)
+        async let taskViews = tasks.list(owner, filter: .today, after: nil, limit: 100)
+        async let overview = savings.overview(owner, asOf: date)
+        async let summary = finance.summary(owner, from: date.localMonth.firstDay, to: date.localMonth.lastDay)
+        async let scores = health.recovery(owner, from: date, to: date)
+        async let pending = reminders.list(owner, statuses: [.pending], before: nil, limit: 20)
+        let savingsOverview = try await overview
+        let horizon = date.adding(days: Self.dueSoonDays)
+        let dueSoon = savingsOverview.goals.flatMap { view in
+            view.progress.occurrences(from: date, through: horizon).filter { $0.status != .paid }.map { (view, $0) }
+        }.sorted { $0.1.dueDate < $1.1.dueDate }
+        return TodayView(
+            date: date, habits: habitViews, tasks: try await taskViews, dueSoon: dueSoon, overdue: savingsOverview.overdues,
+            finance: try await summary, recovery: try await scores.0.first, reminders: try await pending)
+    }
+}

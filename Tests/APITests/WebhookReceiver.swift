@@ -1,0 +1,61 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A webhook receiver on loopback for tests: records every request and answers with the
+/// statuses it is given, in order (then 204).
+final class WebhookReceiver: Sendable {
+    struct Received: Sendable {
+        var id: String
+        var timestamp: String
+        var signature: String
+        var body: String
+    }
+
+    let received = Mutex<[Received]>([])
+    let statuses: Mutex<[Int]>
+    let port = Mutex<Int?>(nil)
+
+    init(statuses: [Int] = []) {
+        self.statuses = Mutex(statuses)
+    }
+
+    struct NotListening: Error {}
+
+    var requests: [Received] { received.withLock { $0 } }
+
+    /// Runs `body` with the receiver listening; passes its URL.
+    static func with(statuses: [Int] = [], _ body: @Sendable (WebhookReceiver, String) async throws -> Void) async throws {
+        let receiver = WebhookReceiver(statuses: statuses)
+        let router = Router()
+        router.post("hook") { request, context -> Response in
+            var request = request
+            let text = String(buffer: try await request.collectBody(upTo: 1 << 20))
+            let headers = request.headers
+            func header(_ name: String) -> String { HTTPField.Name(name).flatMap { headers[$0] } ?? "" }
+            receiver.received.withLock {
+                $0.append(Received(id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature"), body: text))
+            }
+            let status = receiver.statuses.withLock { $0.isEmpty ? 204 : $0.removeFirst() }
+            return Response(status: .init(code: status))
+        }
+        var logger = Logger(label: "receiver")
+        logger.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in receiver.port.withLock { $0 = channel.localAddress?.port } }, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            var waited = 0
+            while receiver.port.withLock({ $0 }) == nil, waited < 500 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
+            guard let port = receiver.port.withLock({ $0 }) else { throw NotListening() }
+            try await body(receiver, "http://127.0.0.1:\(port)/hook")
+            group.cancelAll()
+        }
+    }
+}

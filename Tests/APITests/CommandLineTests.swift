@@ -88,6 +88,42 @@ import TestSupport
         }
     }
 
+    @Test func reminderPreviewPrintsThePlanInLocalTimeAcrossADaylightSavingGap() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("preview@example.com", timezone: "America/New_York").string("access_token"))
+            _ = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"reminders":{"morning_time":"02:30","enabled_kinds":["morning_digest","savings_payment_due"]}}"#)
+            _ = try await http.call(.post, "/api/v1/habits", token: token,
+                                    json: #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"},"start_date":"2024-03-01"}"#)
+            let environment = ["DATABASE_URL": harness.database.ownerURL.description]
+            let preview = try await run(["reminders", "preview", "--email", "preview@example.com",
+                                         "--from", "2024-03-09T12:00:00Z", "--to", "2024-03-11T12:00:00Z"], environment: environment)
+            #expect(preview.status == 0, "\(preview.stderr)")
+            let lines = preview.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            // 02:30 does not exist on 2024-03-10 in New York: 03:00 EDT, 07:00 UTC.
+            #expect(lines.map { $0["due_local"] as? String } == ["2024-03-10T02:30", "2024-03-11T02:30"])
+            #expect(lines.map { $0["due_at"] as? String } == ["2024-03-10T07:00:00Z", "2024-03-11T06:30:00Z"])
+            #expect(lines.first?["kind"] as? String == "morning_digest" && lines.first?["title"] as? String == "Your day")
+
+            // Payments: 5 days, 1 day and on the day for an occurrence on the 31st of a 30-day month (due the 30th).
+            let goal = try #require(try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"Trip","currency":"EUR"}"#).string("id"))
+            _ = try await http.call(.put, "/api/v1/savings/goals/\(goal)/plan", token: token,
+                                    json: #"{"amount":"100","anchor_day":31,"start_month":"2024-06","end_month":"2024-06"}"#)
+            let june = ["reminders", "preview", "--email", "preview@example.com", "--from", "2024-06-20T00:00:00Z", "--to", "2024-07-02T00:00:00Z"]
+            let payments = try await run(june, environment: environment).stdout.split(separator: "\n")
+                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["kind"] as? String == "savings_payment_due" }
+            #expect(payments.map { $0["due_local"] as? String } == ["2024-06-25T02:30", "2024-06-29T02:30", "2024-06-30T02:30"])
+            // Once paid, none.
+            _ = try await http.call(.post, "/api/v1/savings/goals/\(goal)/transactions", token: token,
+                                    json: #"{"kind":"deposit","amount":"100","date":"2024-06-01"}"#)
+            let paid = try await run(june, environment: environment).stdout
+            #expect(!paid.contains("savings_payment_due"), "\(paid)")
+            let unknown = try await run(["reminders", "preview", "--email", "nobody@example.com", "--from", "2024-06-20T00:00:00Z",
+                                         "--to", "2024-06-21T00:00:00Z"], environment: environment)
+            expectOneClearLine(unknown, mentioning: ["no account"], "unknown email")
+        }
+    }
+
     @Test func aMissingOrUnappliedSchemaIsNamed() async throws {
         try await TestDatabase.with(migrated: false) { database in
             let url = database.ownerURL.description

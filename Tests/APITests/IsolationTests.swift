@@ -21,6 +21,8 @@ import TestSupport
         /// Requests whose path names the caller's own data rather than a resource (a metric and a
         /// date): B may make them (2xx), and they must leave A's data as it was.
         var ownWrites: [(method: HTTPRequest.Method, path: String, json: String?)] = []
+        /// For resources no route creates (a planned reminder): made in the database instead of `create`.
+        var createInDatabase: (@Sendable (AppHarness, any TestClientProtocol, String) async throws -> String)? = nil
     }
 
     static let habitJSON = #"{"name":"A's habit","kind":"boolean","schedule":{"type":"daily"}}"#
@@ -162,6 +164,25 @@ import TestSupport
             },
             ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#),
                         (.put, "/api/v1/health/checkins/{date}", #"{"feeling":1}"#)]),
+        Case(
+            description: "reminders",
+            create: { _, _ in "" },
+            attempts: [(.post, "/api/v1/reminders/{id}/ack", nil)],
+            intact: { http, token, id in
+                let items = try await http.call(.get, "/api/v1/reminders?status=pending", token: token).object["items"] as? [[String: Any]]
+                return items?.map { $0["id"] as? String } == [id]
+            },
+            createInDatabase: { harness, http, token in
+                // A reminder as the planner writes it: the job plans, no route creates.
+                let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+                let id = UUID()
+                try await harness.client.query("""
+                    INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status, created_at)
+                    VALUES (\(id), \(me), \("\(me)/morning_digest/digest/2026-01-01T08:00"), 'reminder', 'morning_digest', 'digest',
+                            now(), '2026-01-01T08:00', 'Your day', 'Habits due: 1', '{}', 'pending', now())
+                    """)
+                return id.uuidString.lowercased()
+            }),
     ]
 
     /// Values for the path parameters other than the resource's own id.
@@ -197,7 +218,8 @@ import TestSupport
         try await AppHarness.with { harness, http in
             let a = try #require(try await http.register("owner@example.com").string("access_token"))
             let b = try #require(try await http.register("intruder@example.com").string("access_token"))
-            let id = try await item.create(http, a)
+            let id: String
+            if let createInDatabase = item.createInDatabase { id = try await createInDatabase(harness, http, a) } else { id = try await item.create(http, a) }
             #expect(!id.isEmpty)
             for attempt in item.attempts {
                 let response = try await http.call(attempt.method, Self.concrete(attempt.path, id: id), token: b, json: attempt.json)

@@ -269,6 +269,8 @@ import TestSupport
         let user = UserRecord(
             id: id, profile: .new(email: "ana@example.com", name: "Ana", timezone: "Europe/Belgrade", language: .en, currency: "EUR"),
             version: 1, createdAt: now)
+        let webhook = WebhookEndpoint(id: id, userId: id, purpose: "reminders", url: "https://hooks.example.com/x", events: [], secret: "whsec_x",
+                                      previousSecret: nil, previousUntil: nil, disabledAt: now, disabledReason: "the receiver answered 410 Gone", createdAt: now)
         let pair = TokenPair(accessToken: "access", refreshToken: "refresh", expiresIn: 900)
         func device(full: Bool) -> DeviceDTO {
             DeviceDTO(DeviceRecord(id: id, name: "Watch", kind: "watch", createdAt: now, lastUsedAt: full ? now : nil),
@@ -289,8 +291,10 @@ import TestSupport
             try sample("Task (no optionals)", "GET /api/v1/tasks/{id}", "200", full: false, task(full: false)),
             try sample("Task page", "GET /api/v1/tasks", "200", full: true, Page(items: [task(full: true)], nextCursor: "next")),
             try sample("Task page (last)", "GET /api/v1/tasks", "200", full: false, Page(items: [task(full: false)], nextCursor: nil)),
-            try sample("User", "GET /api/v1/me", "200", full: true, UserDTO(user)),
-            try sample("TokenPair", "POST /api/v1/auth/login", "200", full: true, TokenDTO(pair, user: user)),
+            try sample("User", "GET /api/v1/me", "200", full: true, UserDTO(user, webhook: webhook, newSecret: "whsec_new")),
+            try sample("User (no webhook)", "GET /api/v1/me", "200", full: false, UserDTO(user)),
+            // The token answers' user carries no webhook part; a full sample with one checks the rest.
+            try sample("TokenPair", "POST /api/v1/auth/login", "200", full: true, { var dto = TokenDTO(pair, user: user); dto.user = UserDTO(user, webhook: webhook, newSecret: "whsec_new"); return dto }()),
             try sample("TokenPair (no user)", "POST /api/v1/auth/refresh", "200", full: false, TokenDTO(pair)),
             try sample("Device", "POST /api/v1/devices", "201", full: true, device(full: true)),
             try sample("Device (no optionals)", "POST /api/v1/pair", "201", full: false, device(full: false)),
@@ -306,6 +310,7 @@ import TestSupport
             try sample("Status (readyz)", "GET /readyz", "200", full: true, HealthRoutes.Status(status: "ready", database: "up", migrations: "current")),
         ]
         samples += try savingsSamples()
+        samples += try reminderSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

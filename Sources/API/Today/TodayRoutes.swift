@@ -17,6 +17,20 @@ struct TodayDTO: ResponseEncodable {
         var colorToken: String
         var formulaVersion: String
         var daysUntilReady: Int?
+
+        // score is null, not absent, while calibrating or unscorable.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(date, forKey: .date)
+            try container.encode(score, forKey: .score)
+            try container.encode(status, forKey: .status)
+            try container.encode(statusLabel, forKey: .statusLabel)
+            try container.encode(colorToken, forKey: .colorToken)
+            try container.encode(formulaVersion, forKey: .formulaVersion)
+            try container.encodeIfPresent(daysUntilReady, forKey: .daysUntilReady)
+        }
+
+        enum CodingKeys: String, CodingKey { case date, score, status, statusLabel, colorToken, formulaVersion, daysUntilReady }
     }
 
     var date: String

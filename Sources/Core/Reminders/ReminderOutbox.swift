@@ -21,6 +21,24 @@ public struct OutboxItem: Sendable {
     public var attempts: Int
     public var lastStatus: Int?
     public var lastError: String?
+
+    public init(id: UUID, key: String, channel: String, kind: String, subject: String, dueAt: Date, dueLocal: String, status: ReminderStatus,
+                title: String, body: String, data: String, attempts: Int, lastStatus: Int?, lastError: String?) {
+        self.id = id
+        self.key = key
+        self.channel = channel
+        self.kind = kind
+        self.subject = subject
+        self.dueAt = dueAt
+        self.dueLocal = dueLocal
+        self.status = status
+        self.title = title
+        self.body = body
+        self.data = data
+        self.attempts = attempts
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+    }
 }
 
 /// The SQL over `reminder_outbox` and `reminder_planner`.

@@ -18,6 +18,21 @@ public struct WebhookEndpoint: Sendable, Equatable {
     public var disabledReason: String?
     public var createdAt: Date
 
+    public init(id: UUID, userId: UUID, purpose: String, url: String, events: [String], secret: String, previousSecret: String?,
+                previousUntil: Date?, disabledAt: Date?, disabledReason: String?, createdAt: Date) {
+        self.id = id
+        self.userId = userId
+        self.purpose = purpose
+        self.url = url
+        self.events = events
+        self.secret = secret
+        self.previousSecret = previousSecret
+        self.previousUntil = previousUntil
+        self.disabledAt = disabledAt
+        self.disabledReason = disabledReason
+        self.createdAt = createdAt
+    }
+
     /// The secrets that sign an attempt at `now`: the current one, and the one it replaced
     /// while that is still valid.
     public func signingSecrets(at now: Date) -> [String] {

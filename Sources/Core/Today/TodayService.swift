@@ -19,6 +19,18 @@ public struct TodayView: Sendable {
     /// Nil when the user has no health data for the date.
     public var recovery: RecoveryScore?
     public var reminders: [OutboxItem]
+
+    public init(date: LocalDate, habits: [HabitView], tasks: [TaskView], dueSoon: [(SavingsGoalView, SavingsOccurrence)],
+                overdue: [(SavingsGoalView, SavingsOccurrence)], finance: FinanceSummary, recovery: RecoveryScore?, reminders: [OutboxItem]) {
+        self.date = date
+        self.habits = habits
+        self.tasks = tasks
+        self.dueSoon = dueSoon
+        self.overdue = overdue
+        self.finance = finance
+        self.recovery = recovery
+        self.reminders = reminders
+    }
 }
 
 public struct TodayService: Sendable {
@@ -57,6 +69,13 @@ public struct TodayService: Sendable {
         }.sorted { $0.1.dueDate < $1.1.dueDate }
         return TodayView(
             date: date, habits: habitViews, tasks: try await taskViews, dueSoon: dueSoon, overdue: savingsOverview.overdues,
-            finance: try await summary, recovery: try await scores.0.first, reminders: try await pending)
+            finance: try await summary, recovery: Self.withData(try await scores.0.first), reminders: try await pending)
+    }
+
+    /// A score only when the date has health data to score from: an unscorable date with no
+    /// component available is no health part at all.
+    static func withData(_ score: RecoveryScore?) -> RecoveryScore? {
+        guard let score, score.status != .unscorable || score.components.contains(where: \.available) else { return nil }
+        return score
     }
 }

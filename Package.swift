@@ -89,9 +89,11 @@ let package = Package(
         .executableTarget(
             name: "lifelog-bench",
             dependencies: [
-                "EventStore", "Projections", "API",
+                "EventStore", "Projections", "API", "Core", "Domain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "bench/Sources/lifelog-bench",
             swiftSettings: swiftSettings

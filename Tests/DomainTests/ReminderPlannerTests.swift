@@ -66,6 +66,20 @@ import Testing
         #expect(skipped.map(\.dueLocal) == ["2024-05-02T08:00", "2024-05-03T08:00"])
     }
 
+    @Test func theCollapseKeepsEachUsersOwnLatest() {
+        // Two users' digests in one window: each is its user's latest, so both are sent.
+        let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-05-01", through: "2024-05-03"))
+        var other = Self.user(kinds: [.morningDigest])
+        other.userId = UUID()
+        let window = (Self.instant("2024-05-01T13:00:00Z"), Self.instant("2024-05-03T13:00:00Z"))
+        let planned = ReminderPlanner.plan(Self.user(kinds: [.morningDigest]), agenda, from: window.0, to: window.1)
+            + ReminderPlanner.plan(other, agenda, from: window.0, to: window.1)
+        let (send, skipped) = ReminderPlanner.collapse(planned)
+        #expect(Set(send.map(\.userId)) == [Self.userId, other.userId])
+        #expect(send.map(\.dueLocal) == ["2024-05-03T08:00", "2024-05-03T08:00"])
+        #expect(skipped.count == 2)
+    }
+
     @Test func keysAreTheSameWhenTheSameWindowIsPlannedTwice() {
         let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-05-01", through: "2024-05-02"))
         let window = (Self.instant("2024-05-01T00:00:00Z"), Self.instant("2024-05-03T00:00:00Z"))

@@ -67,13 +67,14 @@ public enum ReminderPlanner {
         return planned.sorted { ($0.dueAt, $0.key) < ($1.dueAt, $1.key) }
     }
 
-    /// After an outage the window holds several reminders of one kind and subject (three
+    /// After an outage the window holds several reminders of one user, kind and subject (three
     /// mornings' digests): only the latest is sent; the others are kept as `skipped`, so the
     /// record says what was not sent.
     public static func collapse(_ planned: [PlannedReminder]) -> (send: [PlannedReminder], skipped: [PlannedReminder]) {
         var latest: [String: PlannedReminder] = [:]
         for reminder in planned {
-            let group = "\(reminder.kind.rawValue)/\(reminder.subject)"
+            // Per user: the job collapses many users' reminders at once, and every user's digest has the subject `digest`.
+            let group = "\(reminder.userId)/\(reminder.kind.rawValue)/\(reminder.subject)"
             if let kept = latest[group], (kept.dueAt, kept.key) >= (reminder.dueAt, reminder.key) { continue }
             latest[group] = reminder
         }

@@ -1,0 +1,158 @@
+import API
+import ArgumentParser
+import AsyncHTTPClient
+import Core
+import Domain
+import EventStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import Projections
+import Synchronization
+
+/// Issue 14's reminder figures: planning a morning for many users (each with habits, tasks and
+/// a savings plan) and pushing every planned reminder to a webhook receiver on loopback, each
+/// beside a floor measured in the same run.
+struct ReminderLoad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reminders", abstract: "Plan a morning for many users and push every reminder to a local webhook receiver.")
+    @OptionGroup var options: Options
+    @Option(help: "Users to seed.") var users = 10_000
+
+    /// The bench's clock, moved by hand.
+    final class Clock: WallClock, Sendable {
+        let instant: Mutex<Date>
+        init(_ start: Date) { instant = Mutex(start) }
+        func now() -> Date { instant.withLock { $0 } }
+        func set(_ date: Date) { instant.withLock { $0 = date } }
+    }
+
+    /// Counts what arrives, and each webhook-id once.
+    final class Receiver: Sendable {
+        let ids = Mutex<(total: Int, unique: Set<String>)>((0, []))
+        let port = Mutex<Int?>(nil)
+    }
+
+    func run() async throws {
+        let logger = options.logger
+        let url = try options.url()
+        // 07:00 in Belgrade on 2026-06-01; the morning digests are due at 08:00.
+        let clock = Clock(Date(timeIntervalSince1970: 1_780_290_000))
+        let receiver = Receiver()
+        let router = Router()
+        router.post("hook") { request, _ -> Response in
+            let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
+            receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
+            return Response(status: .noContent)
+        }
+        var quiet = Logger(label: "receiver")
+        quiet.logLevel = .critical
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in receiver.port.withLock { $0 = channel.localAddress?.port } }, logger: quiet)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            while receiver.port.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            let hook = "http://127.0.0.1:\(receiver.port.withLock { $0 } ?? 0)/hook"
+            try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 20), logger: logger) { client in
+                let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+                try await seed(store, clock: clock, hook: hook, logger: logger)
+                let http = WebhookSender.makeClient()
+                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: true, clock: clock, logger: logger)
+                _ = try await job.plan()  // the checkpoint: 07:00
+                clock.set(clock.now().addingTimeInterval(3_660))  // 08:01
+                try await client.query("VACUUM (ANALYZE)")
+                let started = ContinuousClock.now
+                let report = try await job.plan()
+                let planning = seconds(ContinuousClock.now - started)
+                let floor = try await insertFloor(client, rows: report.queued, logger: logger)
+                print(String(format: "plan a morning for %d users: %.1f s, %d reminders queued (target ≤ 30 s); floor: the same number of outbox rows inserted in one statement %.2f s",
+                             users, planning, report.queued, floor))
+
+                let pushStarted = ContinuousClock.now
+                let (delivered, failed) = try await job.deliver()
+                let pushing = seconds(ContinuousClock.now - pushStarted)
+                let (total, unique) = receiver.ids.withLock { ($0.total, $0.unique.count) }
+                let pushFloor = try await postFloor(http, hook: hook, count: delivered)
+                print(String(format: "push %d webhooks: %.1f s, %.0f/s (target ≥ 500/s), %d failed; received %d, distinct webhook-ids %d; floor: the same POSTs without the outbox %.0f/s",
+                             delivered, pushing, Double(delivered) / max(pushing, 0.001), failed, total, unique, pushFloor))
+                try await http.shutdown()
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Each user: registered in Europe/Belgrade, a webhook, three daily habits (one with its own
+    /// reminder at 08:00), a task due today at a time, one due today without, and a savings plan
+    /// whose payment is due in five days.
+    func seed(_ store: PostgresEventStore, clock: Clock, hook: String, logger: Logger) async throws {
+        let habits = HabitService(store: store, clock: clock, logger: logger)
+        let tasks = TaskService(store: store, clock: clock, logger: logger)
+        let savings = SavingsService(store: store, clock: clock, logger: logger)
+        let endpoints = WebhookEndpoints(client: store.client, logger: logger)
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<users {
+                if index >= 8 { try await group.next() }
+                group.addTask {
+                    let userId = UUID()
+                    let profile = UserProfile.new(email: "bench\(index)@example.com", name: "Bench \(index)", timezone: "Europe/Belgrade", language: .en, currency: "EUR")
+                    _ = try await store.append(
+                        to: StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType), expected: .noStream,
+                        events: [NewEvent(type: AccountEvent.Registered.type, data: try EventCoding.encode(AccountEvent.Registered(userId: userId, profile: profile)),
+                                          metadata: EventMetadata(actor: "bench"))])
+                    let context = CommandContext(userId: userId)
+                    for (n, name) in ["Read", "Walk", "Stretch"].enumerated() {
+                        _ = try await habits.create(context, HabitDefinition(name: name, kind: "boolean", schedule: .daily, startDate: "2026-05-01",
+                                                                            reminderTime: n == 0 ? "08:00" : nil))
+                    }
+                    _ = try await tasks.create(context, TaskDraft(title: "Call", dueDate: "2026-06-01", dueTime: "08:00"))
+                    _ = try await tasks.create(context, TaskDraft(title: "Pay rent", dueDate: "2026-06-01"))
+                    let goal = try await savings.create(context, SavingsGoalDraft(name: "Trip", currency: "EUR"))
+                    _ = try await savings.setPlan(context, goal.goal.id, SavingsPlanDraft(amount: "100", anchorDay: .day(6), startMonth: "2026-06"))
+                    try await endpoints.setReminders(userId, url: hook, newSecret: WebhookSender.newSecret(), now: clock.now())
+                }
+            }
+            try await group.waitForAll()
+        }
+        print(String(format: "seeded %d users in %.0f s", users, seconds(ContinuousClock.now - started)))
+    }
+
+    /// The write alone: as many outbox-shaped rows in one INSERT … SELECT, rolled back.
+    func insertFloor(_ client: PostgresClient, rows: Int, logger: Logger) async throws -> Double {
+        let started = ContinuousClock.now
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            try await connection.query("""
+                INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status, created_at)
+                SELECT gen_random_uuid(), gen_random_uuid(), 'floor/' || n, 'reminder', 'morning_digest', 'digest', now(), '2026-06-01T08:00',
+                       'Your day', 'Habits due: 3', '{}', 'skipped', now()
+                FROM generate_series(1, \(rows)) AS n
+                """, logger: logger)
+            try await connection.query("ROLLBACK", logger: logger)
+        }
+        return seconds(ContinuousClock.now - started)
+    }
+
+    /// The same POSTs straight to the receiver, 64 at a time: what the HTTP side alone allows.
+    func postFloor(_ http: HTTPClient, hook: String, count: Int) async throws -> Double {
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                if index >= 64 { try await group.next() }
+                group.addTask {
+                    var request = HTTPClientRequest(url: hook)
+                    request.method = .POST
+                    request.headers.add(name: "webhook-id", value: "floor-\(index)")
+                    request.body = .bytes(ByteBuffer(string: #"{"type":"floor"}"#))
+                    let response = try await http.execute(request, timeout: .seconds(15))
+                    for try await _ in response.body {}
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(count) / max(seconds(ContinuousClock.now - started), 0.001)
+    }
+}

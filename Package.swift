@@ -72,6 +72,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // The OpenAPI document's YAML files; .copy keeps the folder (.process would flatten it).
             resources: [.copy("OpenAPI")],

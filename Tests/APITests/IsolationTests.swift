@@ -165,6 +165,17 @@ import TestSupport
             ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#),
                         (.put, "/api/v1/health/checkins/{date}", #"{"feeling":1}"#)]),
         Case(
+            description: "event webhooks",
+            create: { http, token in
+                try await http.call(.post, "/api/v1/webhooks", token: token,
+                                    json: #"{"url":"https://hooks.example.com/a","events":["task.completed"]}"#).string("id") ?? ""
+            },
+            attempts: [(.delete, "/api/v1/webhooks/{id}", nil), (.post, "/api/v1/webhooks/{id}/test", nil)],
+            intact: { http, token, id in
+                let items = try await http.call(.get, "/api/v1/webhooks", token: token).object["items"] as? [[String: Any]]
+                return items?.map { $0["id"] as? String } == [id]
+            }),
+        Case(
             description: "reminders",
             create: { _, _ in "" },
             attempts: [(.post, "/api/v1/reminders/{id}/ack", nil)],

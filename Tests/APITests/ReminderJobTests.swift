@@ -142,6 +142,56 @@ import TestSupport
         }
     }
 
+    @Test func eventWebhooksReceiveChosenDomainEventsAndRemindersSigned() async throws {
+        try await WebhookReceiver.with { receiver, url in
+            try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), asyncProjectors: true, allowPrivateWebhooks: true) { harness, http in
+                let token = try await Self.userWithAHabit(http, "events@example.com")
+                let made = try await http.call(.post, "/api/v1/webhooks", token: token,
+                                               json: #"{"url":"\#(url)","events":["task.completed","habit.completed","reminder.*"]}"#)
+                #expect(made.status == .created, "\(made.text)")
+                let secret = try #require(made.string("secret"))
+                let id = try #require(made.string("id"))
+                let listed = try await http.call(.get, "/api/v1/webhooks", token: token)
+                #expect(!listed.text.contains(secret) && listed.text.contains(id))
+                let bad = try await http.call(.post, "/api/v1/webhooks", token: token, json: #"{"url":"\#(url)","events":["task.exploded"]}"#)
+                #expect(bad.fieldErrors == ["events"])
+
+                let task = try #require(try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"Call the bank"}"#).string("id"))
+                _ = try await http.call(.post, "/api/v1/tasks/\(task)/complete", token: token)
+                let habits = try await http.call(.get, "/api/v1/habits", token: token).object["items"] as? [[String: Any]]
+                let habit = try #require(habits?.first?["id"] as? String)
+                // A second habit stays open, so the 2nd has a digest and a nudge to copy.
+                _ = try await http.call(.post, "/api/v1/habits", token: token,
+                                        json: #"{"name":"Walk","kind":"boolean","schedule":{"type":"daily"},"start_date":"2024-05-01"}"#)
+                _ = try await http.call(.post, "/api/v1/habits/\(habit)/logs", token: token, json: #"{"date":"2024-05-02"}"#)
+                let tested = try await http.call(.post, "/api/v1/webhooks/\(id)/test", token: token)
+                #expect(tested.object["delivered"] as? Bool == true, "\(tested.text)")
+
+                // The async projector queues the two events; the job pushes them.
+                var queued = 0
+                for _ in 0..<150 where queued < 2 {
+                    queued = try await harness.count("SELECT count(*) FROM reminder_outbox WHERE channel = 'event'")
+                    if queued < 2 { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(queued == 2)
+                try await Self.withJob(harness) { job in
+                    _ = try await job.run()
+                    harness.clock.advance(by: 86_400)
+                    _ = try await job.run()  // the 2nd's digest and nudge, copied to the webhook as reminder events
+                }
+                let key = try #require(Data(base64Encoded: String(secret.dropFirst(6))))
+                var types: [String] = []
+                for request in receiver.requests {
+                    let mac = HMAC<SHA256>.authenticationCode(for: Data("\(request.id).\(request.timestamp).\(request.body)".utf8), using: SymmetricKey(data: key))
+                    #expect(request.signature == "v1," + Data(mac).base64EncodedString())
+                    let body = try JSONSerialization.jsonObject(with: Data(request.body.utf8)) as? [String: Any]
+                    types.append(body?["type"] as? String ?? "?")
+                }
+                #expect(types.sorted() == ["habit.completed", "reminder.evening_nudge", "reminder.morning_digest", "task.completed", "webhook.test"])
+            }
+        }
+    }
+
     @Test func privateAndLoopbackWebhooksAreRefusedWhenSavedAndAtDelivery() async throws {
         try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z")) { harness, http in
             let token = try await Self.userWithAHabit(http, "ssrf@example.com")
@@ -150,6 +200,8 @@ import TestSupport
                 #expect(refused.status == .unprocessableContent, "\(url)")
                 #expect(refused.fieldErrors == ["reminders.webhook_url"], "\(url)")
             }
+            let event = try await http.call(.post, "/api/v1/webhooks", token: token, json: #"{"url":"http://10.0.0.1/x","events":["task.completed"]}"#)
+            #expect(event.fieldErrors == ["url"])
             // Nothing was saved, the name included.
             #expect(try await http.call(.get, "/api/v1/me", token: token).string("name") == "Test User")
             // A URL that was allowed when saved is checked again when sent.

@@ -40,6 +40,10 @@ extension OpenAPITests {
             try sample("Today", "GET /api/v1/today", "200", full: false, TodayDTO(today, language: .en)),
             try sample("Today (no health)", "GET /api/v1/today", "200", full: false, TodayDTO(empty, language: .ru)),
             try sample("User with a webhook", "PATCH /api/v1/me", "200", full: true, UserDTO(user, webhook: webhook, newSecret: "whsec_new")),
+            try sample("Webhook", "POST /api/v1/webhooks", "201", full: true, WebhookDTO(webhook, secret: "whsec_new")),
+            try sample("Webhooks", "GET /api/v1/webhooks", "200", full: false, Items(items: [WebhookDTO(webhook)])),
+            try sample("Webhook test", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.failed(status: 500, error: "no", retryAfter: nil, gone: false))),
+            try sample("Webhook test (delivered)", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.delivered(status: 204))),
         ]
     }
 }

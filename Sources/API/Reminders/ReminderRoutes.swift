@@ -76,16 +76,18 @@ struct ReminderPosition: Codable, CursorPosition {
 }
 
 /// Reminders to pull (`/api/v1/reminders`): what the job planned, newest first, and the
-/// acknowledgement an app sends once it has shown one.
+/// acknowledgement an app sends once it has shown one; and event webhooks (`/api/v1/webhooks`).
 public struct RemindersArea: Area {
     public static let name = "Reminders"
-    public static let projectors: [any Projector] = []
+    public static let projectors: [any Projector] = [EventWebhookProjector()]
     public static let openAPIPart = "reminders"
     let reminders: ReminderService
+    let webhooks: EventWebhookService
     let profiles: ProfileService
 
     public init(_ context: AreaContext) {
         profiles = context.accounts.profiles
+        webhooks = EventWebhookService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, logger: context.logger)
         reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, logger: context.logger)
     }
 
@@ -95,6 +97,7 @@ public struct RemindersArea: Area {
 
     public func register(on api: RouterGroup<AppRequestContext>) {
         let reminders = self.reminders, profiles = self.profiles
+        WebhookRoutes(webhooks: webhooks).register(on: api)
         let user = api.group("reminders", context: UserRequestContext.self)
         user.get { request, context in
             let raw = request.uri.queryParameters.get("status").map { String($0) } ?? "pending"

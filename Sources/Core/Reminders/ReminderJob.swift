@@ -96,6 +96,7 @@ public struct ReminderJob: Sendable {
                 }
                 let (send, skipped) = ReminderPlanner.collapse(planned)
                 report.queued += try await outbox.insert(send, status: .pending, endpoints: endpoints, now: now, on: connection)
+                try await outbox.copyToEventWebhooks(send.map(\.key), on: connection)
                 report.skipped += try await outbox.insert(skipped, status: .skipped, endpoints: endpoints, now: now, on: connection)
             }
             try await outbox.setPlannedUntil(now, on: connection)

@@ -88,6 +88,23 @@ public struct ReminderOutbox: Sendable {
         return inserted
     }
 
+    /// Copies newly queued reminders to the user's event webhooks that asked for them
+    /// (`reminder.*` or `reminder.<kind>`), each under its own key.
+    func copyToEventWebhooks(_ keys: [String], on connection: PostgresConnection) async throws {
+        guard !keys.isEmpty else { return }
+        try await connection.run("""
+            INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                         endpoint_id, next_attempt_at, created_at)
+            SELECT gen_random_uuid(), o.user_id, 'event/' || e.id || '/' || o.key, 'event', 'reminder.' || o.kind, o.subject, o.due_at,
+                   o.due_local, o.title, o.body, o.data, 'pending', e.id, o.due_at, o.created_at
+            FROM reminder_outbox o
+            JOIN webhook_endpoints e ON e.user_id = o.user_id AND e.purpose = 'events' AND e.disabled_at IS NULL
+             AND ('reminder.*' = ANY(e.events) OR 'reminder.' || o.kind = ANY(e.events))
+            WHERE o.key = ANY(\(keys)) AND o.channel = 'reminder' AND o.status = 'pending'
+            ON CONFLICT (key) DO NOTHING
+            """, logger: logger)
+    }
+
     /// A push to make: the row, where it goes, and with what secrets.
     struct Claimed: Sendable {
         var item: OutboxItem

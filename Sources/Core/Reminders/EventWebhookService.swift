@@ -1,0 +1,61 @@
+import AsyncHTTPClient
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Event webhooks (`/webhooks`): chosen domain events and reminders pushed to an automation
+/// (Home Assistant, a script), through the same outbox, signing and retries as reminders.
+public struct EventWebhookService: Sendable {
+    let endpoints: WebhookEndpoints
+    let clock: any WallClock
+    let allowPrivate: Bool
+
+    public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, logger: Logger) {
+        endpoints = WebhookEndpoints(client: client, logger: logger)
+        self.clock = clock
+        allowPrivate = allowPrivateWebhooks
+    }
+
+    /// Makes a webhook; the secret (given, or generated) is returned this once.
+    public func create(_ userId: UUID, url: String?, events: [String]?, secret: String?) async throws -> (WebhookEndpoint, String) {
+        var errors: [FieldError] = []
+        if let url { if let problem = WebhookRules.urlProblem(url, allowPrivate: allowPrivate) { errors.append(FieldError("url", problem)) } }
+        else { errors.append(FieldError("url", "is required")) }
+        errors += WebhookEvents.errors(events ?? [])
+        if let secret, !WebhookSender.isValidSecret(secret) {
+            errors.append(FieldError("secret", "must be whsec_ followed by the base64 of 24 to 64 random bytes"))
+        }
+        try ValidationFailure.check(errors)
+        let chosen = secret ?? WebhookSender.newSecret()
+        let endpoint = try await endpoints.createEvents(userId, url: url ?? "", events: Array(Set(events ?? [])).sorted(), secret: chosen, now: clock.now())
+        return (endpoint, chosen)
+    }
+
+    public func list(_ userId: UUID) async throws -> [WebhookEndpoint] {
+        try await endpoints.events(of: userId)
+    }
+
+    public func delete(_ userId: UUID, _ id: UUID) async throws {
+        guard try await endpoints.deleteEvent(userId, id) else { throw ResourceError.notFound }
+    }
+
+    /// Sends a signed `webhook.test` event now and says how the receiver answered.
+    public func test(_ userId: UUID, _ id: UUID, http: HTTPClient) async throws -> WebhookSender.Outcome {
+        guard let endpoint = try await endpoints.event(userId, id) else { throw ResourceError.notFound }
+        let now = clock.now()
+        var json = JSONText()
+        json.open()
+        json.field("type", WebhookEvents.test)
+        json.field("timestamp", now.formatted(.iso8601))
+        json.key("data")
+        json.open()
+        json.field("webhook_id", endpoint.id.uuidString.lowercased())
+        json.close()
+        json.close()
+        let sender = WebhookSender(http: http, allowPrivate: allowPrivate)
+        return await sender.send(id: "test/\(UUID().uuidString.lowercased())", body: json.text, to: endpoint.url,
+                                 secrets: endpoint.signingSecrets(at: now), at: now)
+    }
+}

@@ -1,0 +1,68 @@
+import Domain
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Puts domain events into the outbox for the event webhooks that asked for them (async):
+/// a completed task, and a habit log that completes its day. A webhook gets only events
+/// recorded after it was made, so a replay never sends old news to a new subscriber, and the
+/// outbox key (`event/<webhook>/<event id>`) makes a replay harmless for the rest.
+public struct EventWebhookProjector: Projector {
+    public let name = "event-webhooks"
+    public let mode = ProjectorMode.async
+    /// The outbox is delivery state, not a read model: a rebuild must not empty it.
+    public let tables: [String] = []
+    public let eventTypes: [String]? = [TaskEvent.Completed.type, HabitEvent.Logged.type]
+
+    public init() {}
+
+    // An event is due as soon as it is queued (next_attempt_at -infinity): the job's clock decides
+    // nothing about it, and the database's recording time is not the job's clock.
+
+    public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        for event in events {
+            var subscribers: [UUID] = []
+            for try await (id, names) in try await connection.query("""
+                SELECT id, events FROM webhook_endpoints
+                WHERE user_id = \(event.ownerId) AND purpose = 'events' AND disabled_at IS NULL AND created_at <= \(event.recordedAt)
+                """, logger: logger).decode((UUID, [String]).self) {
+                let name = event.type == TaskEvent.Completed.type ? WebhookEvents.taskCompleted : WebhookEvents.habitCompleted
+                if WebhookEvents.matches(names, name) { subscribers.append(id) }
+            }
+            guard !subscribers.isEmpty else { continue }
+            let (name, subject, data): (String, UUID, String)
+            switch event.type {
+            case TaskEvent.Completed.type:
+                let completed = try decode(TaskEvent.Completed.self, event)
+                var title = ""
+                for try await text in try await connection.query("SELECT title FROM rm_tasks WHERE task_id = \(completed.taskId)", logger: logger)
+                    .decode(String.self) { title = text }
+                (name, subject) = (WebhookEvents.taskCompleted, completed.taskId)
+                data = try EventCoding.encode(["task_id": completed.taskId.uuidString.lowercased(), "title": title,
+                                               "completed_at": completed.completedAt.formatted(.iso8601)])
+            default:
+                let logged = try decode(HabitEvent.Logged.self, event)
+                var found: (String, String, Decimal?)?
+                for try await row in try await connection.query("""
+                    SELECT name, kind, target FROM rm_habits WHERE habit_id = \(logged.habitId)
+                    """, logger: logger).decode((String, String, Decimal?).self) { found = row }
+                // A numeric habit's day is complete once its value reaches the target.
+                guard let (habitName, kind, target) = found, kind == "boolean" || logged.value >= (target ?? 0) else { continue }
+                (name, subject) = (WebhookEvents.habitCompleted, logged.habitId)
+                data = try EventCoding.encode(["habit_id": logged.habitId.uuidString.lowercased(), "name": habitName,
+                                               "date": logged.date.description, "value": "\(logged.value)"])
+            }
+            for endpoint in subscribers {
+                try await connection.query("""
+                    INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                                 endpoint_id, next_attempt_at, created_at)
+                    VALUES (gen_random_uuid(), \(event.ownerId), \("event/\(endpoint.uuidString.lowercased())/\(event.eventId.uuidString.lowercased())"),
+                            'event', \(name), \(subject.uuidString.lowercased()), \(event.recordedAt), '', '', '', \(data)::jsonb, 'pending',
+                            \(endpoint), '-infinity', \(event.recordedAt))
+                    ON CONFLICT (key) DO NOTHING
+                    """, logger: logger)
+            }
+        }
+    }
+}

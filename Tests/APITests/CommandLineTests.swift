@@ -124,6 +124,31 @@ import TestSupport
         }
     }
 
+    @Test func theReminderDaemonStopsPromptlyOnSIGTERM() async throws {
+        try await AppHarness.with { harness, _ in
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = ["reminders", "daemon"]
+            process.environment = ["PATH": "/usr/bin:/bin", "DATABASE_URL": harness.database.ownerURL.description,
+                                   "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Its first run plans (a new install: it only sets the checkpoint), then it waits a minute.
+            var checkpoint = 0
+            for _ in 0..<200 where checkpoint == 0 {
+                checkpoint = try await harness.count("SELECT count(*) FROM reminder_planner")
+                if checkpoint == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(checkpoint == 1)
+            process.terminate()  // SIGTERM
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!process.isRunning, "still running 5 s after SIGTERM")
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) } else { #expect(process.terminationStatus == 0) }
+        }
+    }
+
     @Test func aMissingOrUnappliedSchemaIsNamed() async throws {
         try await TestDatabase.with(migrated: false) { database in
             let url = database.ownerURL.description

@@ -161,7 +161,8 @@ public struct ReminderDaemon: Service {
             } catch {
                 logger.warning("reminder run failed", metadata: ["error": "\(String(describing: error).prefix(300))"])
             }
-            try? await Task.sleep(for: interval)
+            // The wait ends at once on SIGTERM, so shutdown never waits out the minute.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

@@ -7,7 +7,7 @@ import NIOHTTP1
 /// schedule, whatever the previous ones are doing, and its latency counts from that schedule).
 struct HTTPLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "http", abstract: "GET /habits, GET /tasks?filter=today and POST /habits/{id}/logs at a fixed rate.")
+        commandName: "http", abstract: "GET /habits, GET /tasks?filter=today, GET /today and POST /habits/{id}/logs at a fixed rate.")
 
     @Option(help: "The running server.") var baseURL = "http://127.0.0.1:8089"
     @OptionGroup var options: Options
@@ -66,6 +66,9 @@ struct HTTPLoad: AsyncParsableCommand {
         let scenarios: [(String, HTTPMethod, String, String?)] = [
             ("GET /api/v1/habits", .GET, "/api/v1/habits", nil),
             ("GET /api/v1/tasks?filter=today", .GET, "/api/v1/tasks?filter=today", nil),
+            // Today reads habits, tasks, savings, finance, health and reminders at once: this user's
+            // habits and tasks; `bench/run money` measures it for a user with finance and savings.
+            ("GET /api/v1/today (habits and tasks)", .GET, "/api/v1/today", nil),
             ("POST /api/v1/habits/{id}/logs", .POST, "/api/v1/habits/\(numeric)/logs", #"{"value":1}"#),
         ]
         for (name, method, path, json) in scenarios {

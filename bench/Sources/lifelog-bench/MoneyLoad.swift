@@ -74,6 +74,9 @@ struct MoneyLoad: AsyncParsableCommand {
                 (.GET, "/api/v1/savings/overview", nil)
             }
         }
+        try await http.openLoop("GET /api/v1/today (finance and savings)", rate: rate, duration: duration, token: token) { _ in
+            (.GET, "/api/v1/today", nil)
+        }
         let category = expense[0]
         try await http.openLoop("POST /api/v1/finance/transactions", rate: rate, duration: duration, token: token) { n in
             (.POST, "/api/v1/finance/transactions", #"{"kind":"expense","amount":"\#(abs(n) % 90 + 1).50","category_id":"\#(category)"}"#)

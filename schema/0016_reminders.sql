@@ -51,6 +51,7 @@ CREATE TABLE reminder_outbox (
   attempts        integer     NOT NULL DEFAULT 0,
   next_attempt_at timestamptz,
   lease_until     timestamptz,
+  claim_id        uuid,        -- the worker's claim: only it may record the outcome
   last_status     integer,
   last_error      text,
   created_at      timestamptz NOT NULL,

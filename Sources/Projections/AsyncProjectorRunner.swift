@@ -94,6 +94,8 @@ public struct AsyncProjectorRunner: Sendable {
                     delay = try await catchUp() > 0 ? 5 : min(delay * 2, 100)
                 }
                 failures = 0
+                // Wake-ups that come meanwhile collapse into one (the stream keeps the newest).
+                if projector.pace > .zero { try await Task.sleep(for: projector.pace) }
             } catch is CancellationError {
                 return
             } catch {

@@ -23,12 +23,17 @@ public protocol Projector: Sendable {
     var eventTypes: [String]? { get }
     /// Events per batch when it runs async.
     var batchSize: Int { get }
+    /// When async, the least time between two rounds of work. Zero (the default) works on
+    /// every wake-up. A projector whose output only a minute-by-minute job reads can wait, so it
+    /// does not add a commit per event to a busy log.
+    var pace: Duration { get }
     /// Applies a batch in log order. Must give the same rows however the log is cut into batches.
     func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws
 }
 
 extension Projector {
     public var batchSize: Int { 1_000 }
+    public var pace: Duration { .zero }
 
     func accepts(_ event: RecordedEvent) -> Bool {
         eventTypes.map { $0.contains(event.type) } ?? true

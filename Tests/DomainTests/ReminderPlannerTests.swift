@@ -66,6 +66,17 @@ import Testing
         #expect(skipped.map(\.dueLocal) == ["2024-05-02T08:00", "2024-05-03T08:00"])
     }
 
+    @Test func onlyUsersWithSomethingInTheWindowArePlanned() {
+        // 08:00 in New York is 12:00Z in May: a minute at 13:00Z holds nothing of theirs…
+        let minute = (Self.instant("2024-05-01T12:59:00Z"), Self.instant("2024-05-01T13:00:00Z"))
+        #expect(!ReminderPlanner.mayFire(Self.user(), times: [], from: minute.0, to: minute.1))
+        // …unless a habit or task time falls in it, or the morning does.
+        #expect(ReminderPlanner.mayFire(Self.user(), times: [Self.time("09:00")], from: minute.0, to: minute.1))
+        #expect(ReminderPlanner.mayFire(Self.user(morning: "09:00"), times: [], from: minute.0, to: minute.1))
+        // A morning time matters only to the kinds that use it.
+        #expect(!ReminderPlanner.mayFire(Self.user(morning: "09:00", kinds: [.eveningNudge]), times: [], from: minute.0, to: minute.1))
+    }
+
     @Test func theCollapseKeepsEachUsersOwnLatest() {
         // Two users' digests in one window: each is its user's latest, so both are sent.
         let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-05-01", through: "2024-05-03"))

@@ -120,7 +120,7 @@ public struct AccountsArea: Area {
             let change = try await request.json(ProfileChange.self, context: context)
             let url = change.reminders?.webhookUrl ?? .keep, secret = change.reminders?.webhookSecret ?? .keep
             // Checked before anything is saved: a bad webhook leaves the profile as it was too.
-            try ValidationFailure.check(reminders.webhookErrors(url: url, secret: secret))
+            try ValidationFailure.check(try await reminders.webhookErrors(context.userId, url: url, secret: secret))
             let record = try await profiles.update(context.command(ifMatch: try ETag.ifMatch(request)), change: change)
             let newSecret = try await reminders.applyWebhook(context.userId, url: url, secret: secret)
             let webhook = try await reminders.webhook(context.userId)

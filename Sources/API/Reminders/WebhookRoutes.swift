@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Core
 import Domain
 import Foundation
@@ -73,7 +72,7 @@ struct WebhookRoutes {
             return Response(status: .noContent)
         }
         user.post("{id}/test") { _, context in
-            WebhookTestDTO(try await webhooks.test(context.userId, try context.resourceId(), http: HTTPClient.shared))
+            WebhookTestDTO(try await webhooks.test(context.userId, try context.resourceId(), http: WebhookSender.shared))
         }
     }
 }

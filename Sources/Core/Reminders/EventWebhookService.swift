@@ -8,6 +8,8 @@ import PostgresNIO
 /// Event webhooks (`/webhooks`): chosen domain events and reminders pushed to an automation
 /// (Home Assistant, a script), through the same outbox, signing and retries as reminders.
 public struct EventWebhookService: Sendable {
+    /// Each event fans out to every webhook that asked for it: a user's count is bounded.
+    public static let maximum = 10
     let endpoints: WebhookEndpoints
     let clock: any WallClock
     let allowPrivate: Bool
@@ -27,6 +29,9 @@ public struct EventWebhookService: Sendable {
         if let secret, !WebhookSender.isValidSecret(secret) {
             errors.append(FieldError("secret", "must be whsec_ followed by the base64 of 24 to 64 random bytes"))
         }
+        if try await endpoints.eventCount(of: userId) >= Self.maximum {
+            errors.append(FieldError("url", "at most \(Self.maximum) webhooks; remove one first"))
+        }
         try ValidationFailure.check(errors)
         let chosen = secret ?? WebhookSender.newSecret()
         let endpoint = try await endpoints.createEvents(userId, url: url ?? "", events: Array(Set(events ?? [])).sorted(), secret: chosen, now: clock.now())
@@ -42,6 +47,8 @@ public struct EventWebhookService: Sendable {
     }
 
     /// Sends a signed `webhook.test` event now and says how the receiver answered.
+    /// `http` must not follow redirects (`WebhookSender.makeClient()`): a redirect could lead the
+    /// test to an internal address.
     public func test(_ userId: UUID, _ id: UUID, http: HTTPClient) async throws -> WebhookSender.Outcome {
         guard let endpoint = try await endpoints.event(userId, id) else { throw ResourceError.notFound }
         let now = clock.now()

@@ -78,9 +78,10 @@ public struct ReminderJob: Sendable {
             let endpoints = try await endpoints.activeReminderEndpoints()
             var after: UUID?
             while true {
-                let users = try await planning.users(after: after, limit: 500)
-                guard let last = users.last else { break }
+                let batch = try await planning.users(after: after, limit: 500)
+                guard let last = batch.last else { break }
                 after = last.userId
+                let users = try await planning.due(batch, from: from, to: now)
                 let planned = try await withThrowingTaskGroup(of: [PlannedReminder].self) { group in
                     var all: [PlannedReminder] = []
                     var next = users.makeIterator()
@@ -128,12 +129,11 @@ public struct ReminderJob: Sendable {
                                         secrets: claimed.endpoint.signingSecrets(at: now), at: now)
         switch outcome {
         case .delivered(let status):
-            try await outbox.delivered(claimed.item.id, status: status, endpoint: claimed.endpoint.id, now: clock.now())
+            try await outbox.delivered(claimed, status: status, now: clock.now())
             return true
         case .failed(let status, let error, let retryAfter, let gone):
             let delay = gone ? nil : WebhookRules.retryDelay(afterAttempt: claimed.item.attempts, jitter: Double.random(in: 0..<1), retryAfter: retryAfter)
-            try await outbox.attemptFailed(claimed.item.id, status: status, error: error, retryAt: delay.map { now.addingTimeInterval($0) },
-                                           endpoint: claimed.endpoint.id, gone: gone, now: now)
+            try await outbox.attemptFailed(claimed, status: status, error: error, retryAt: delay.map { now.addingTimeInterval($0) }, gone: gone, now: now)
             logger.notice("webhook attempt failed", metadata: ["key": "\(claimed.item.key)", "attempt": "\(claimed.item.attempts)", "error": "\(error)"])
             return false
         }

@@ -109,6 +109,8 @@ public struct ReminderOutbox: Sendable {
     struct Claimed: Sendable {
         var item: OutboxItem
         var endpoint: WebhookEndpoint
+        /// This worker's claim: an outcome is recorded only while the row is still its own.
+        var claim: UUID
     }
 
     /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
@@ -116,13 +118,16 @@ public struct ReminderOutbox: Sendable {
     /// its rows go when the lease ends).
     func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
         var claimed: [Claimed] = []
+        let token = UUID()
+        // Only rows whose endpoint is still there and enabled: a row left behind by a removed
+        // endpoint must never sit at the head of the queue.
         let rows = try await client.query("""
             WITH due AS (
-              SELECT id FROM reminder_outbox
-              WHERE status = 'pending' AND endpoint_id IS NOT NULL AND next_attempt_at <= \(now)
-                AND (lease_until IS NULL OR lease_until < \(now))
-              ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-            UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1
+              SELECT o.id FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
+              WHERE o.status = 'pending' AND o.next_attempt_at <= \(now)
+                AND (o.lease_until IS NULL OR o.lease_until < \(now))
+              ORDER BY o.next_attempt_at LIMIT \(limit) FOR UPDATE OF o SKIP LOCKED)
+            UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1, claim_id = \(token)
             FROM due, webhook_endpoints e
             WHERE o.id = due.id AND e.id = o.endpoint_id
             RETURNING o.id, o.key, o.channel, o.kind, o.subject, o.due_at, o.due_local, o.title, o.body, o.data::text, o.attempts,
@@ -134,27 +139,43 @@ public struct ReminderOutbox: Sendable {
                                   title: r.7, body: r.8, data: r.9, attempts: Int(r.10), lastStatus: nil, lastError: nil)
             let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: r.15, previousSecret: r.16,
                                            previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
-            claimed.append(Claimed(item: item, endpoint: endpoint))
+            claimed.append(Claimed(item: item, endpoint: endpoint, claim: token))
         }
         return claimed
     }
 
-    func delivered(_ id: UUID, status: Int, endpoint: UUID, now: Date) async throws {
-        try await client.query("""
+    /// Records a 2xx, unless the row stopped being this claim's (an app acknowledged it, or the
+    /// lease ran out and another worker took it): then nothing changes.
+    func delivered(_ claimed: Claimed, status: Int, now: Date) async throws {
+        guard try await owned(claimed, client.query("""
             UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = \(status), last_error = NULL
-            WHERE id = \(id)
+            WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
+            RETURNING id
+            """, logger: logger)) else { return }
+        try await client.query("""
+            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(claimed.endpoint.id) AND failing_since IS NOT NULL
             """, logger: logger)
-        try await client.query("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(endpoint) AND failing_since IS NOT NULL", logger: logger)
+    }
+
+    private func owned(_ claimed: Claimed, _ rows: PostgresRowSequence) async throws -> Bool {
+        var changed = false
+        for try await _ in rows.decode(UUID.self) { changed = true }
+        return changed
     }
 
     /// A failed attempt: retried at `retryAt`, or failed for good when nil. The endpoint is
     /// disabled at once on a 410, or when it has failed every attempt for five days.
-    func attemptFailed(_ id: UUID, status: Int?, error: String, retryAt: Date?, endpoint: UUID, gone: Bool, now: Date) async throws {
-        try await client.query("""
-            UPDATE reminder_outbox SET status = \(retryAt == nil ? "failed" : "pending"), next_attempt_at = COALESCE(\(retryAt), next_attempt_at),
+    /// A reminder whose endpoint answered 410 stays pending, to pull.
+    func attemptFailed(_ claimed: Claimed, status: Int?, error: String, retryAt: Date?, gone: Bool, now: Date) async throws {
+        let endpoint = claimed.endpoint.id
+        let final = retryAt == nil ? "failed" : "pending"
+        guard try await owned(claimed, client.query("""
+            UPDATE reminder_outbox SET status = CASE WHEN \(gone) AND channel = 'reminder' THEN 'pending' ELSE \(final) END,
+              next_attempt_at = COALESCE(\(retryAt), next_attempt_at),
               lease_until = NULL, last_status = \(status.map(Int32.init)), last_error = \(error)
-            WHERE id = \(id)
-            """, logger: logger)
+            WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
+            RETURNING id
+            """, logger: logger)) else { return }
         let cutoff = now.addingTimeInterval(-WebhookRules.disableAfter)
         var disabled: String?
         for try await reason in try await client.query("""
@@ -165,17 +186,20 @@ public struct ReminderOutbox: Sendable {
             WHERE id = \(endpoint) AND disabled_at IS NULL
             RETURNING disabled_reason
             """, logger: logger).decode(String?.self) { disabled = reason }
-        if disabled != nil {
-            // What was waiting for it stays to pull (reminders) or is failed (event pushes).
-            try await client.query("""
-                UPDATE reminder_outbox SET endpoint_id = NULL, lease_until = NULL
-                WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'reminder'
-                """, logger: logger)
-            try await client.query("""
-                UPDATE reminder_outbox SET status = 'failed', lease_until = NULL, last_error = 'endpoint disabled'
-                WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'event'
-                """, logger: logger)
-        }
+        if disabled != nil { try await Self.release(endpoint, reason: "endpoint disabled", on: client, logger: logger) }
+    }
+
+    /// What waited for an endpoint that is disabled or removed: reminders stay pending, to pull;
+    /// event pushes are failed.
+    static func release(_ endpoint: UUID, reason: String, on client: PostgresClient, logger: Logger) async throws {
+        try await client.query("""
+            UPDATE reminder_outbox SET endpoint_id = NULL, lease_until = NULL
+            WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'reminder'
+            """, logger: logger)
+        try await client.query("""
+            UPDATE reminder_outbox SET status = 'failed', lease_until = NULL, last_error = \(reason)
+            WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'event'
+            """, logger: logger)
     }
 
     // MARK: Reads for the API

@@ -32,6 +32,15 @@ public struct ReminderPlanning: Sendable {
         try await users.reminderUsers(after: after, limit: limit)
     }
 
+    /// Of these users, those with something that could fall due in (`from`, `to`]: the rest are
+    /// not read at all.
+    public func due(_ candidates: [ReminderUser], from: Date, to: Date) async throws -> [ReminderUser] {
+        let earliest = candidates.compactMap { ReminderPlanner.dates($0, from: from, to: to).first }.min()
+        guard let earliest else { return [] }
+        let times = try await users.itemTimes(candidates.map(\.userId), from: earliest)
+        return candidates.filter { ReminderPlanner.mayFire($0, times: times[$0.userId] ?? [], from: from, to: to) }
+    }
+
     /// Every reminder due in (`from`, `to`] for this user, with facts as they stand now.
     public func plan(_ user: ReminderUser, from: Date, to: Date) async throws -> [PlannedReminder] {
         let dates = ReminderPlanner.dates(user, from: from, to: to)
@@ -41,7 +50,7 @@ public struct ReminderPlanning: Sendable {
             agenda.habits = try await habits.reminderDays(user.userId, dates)
         }
         if !user.kinds.isDisjoint(with: [.morningDigest, .taskDue]) {
-            agenda.tasks = try await tasks.list(user.userId, filter: .open, after: nil, limit: 1_000).compactMap { task in
+            agenda.tasks = try await tasks.list(user.userId, filter: .open, after: nil, limit: 10_000).compactMap { task in
                 guard let due = task.dueDate, due <= last else { return nil }
                 return .init(id: task.id, title: task.title, dueDate: due, dueTime: task.dueTime)
             }

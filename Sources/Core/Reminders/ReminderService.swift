@@ -34,7 +34,7 @@ public struct ReminderService: Sendable {
     }
 
     /// What is wrong with a change of the reminders webhook, field by field (nothing is saved).
-    public func webhookErrors(url: PatchField<String>, secret: PatchField<String>) -> [FieldError] {
+    public func webhookErrors(_ userId: UUID, url: PatchField<String>, secret: PatchField<String>) async throws -> [FieldError] {
         var errors: [FieldError] = []
         if let url = url.newValue, let problem = WebhookRules.urlProblem(url, allowPrivate: allowPrivateWebhooks) {
             errors.append(FieldError("reminders.webhook_url", problem))
@@ -43,6 +43,9 @@ public struct ReminderService: Sendable {
             errors.append(FieldError("reminders.webhook_secret", "must be whsec_ followed by the base64 of 24 to 64 random bytes"))
         }
         if secret.isClear { errors.append(FieldError("reminders.webhook_secret", "cannot be cleared; send a new one, or leave it out")) }
+        if case .keep = url, secret.newValue != nil, try await endpoints.reminders(of: userId) == nil {
+            errors.append(FieldError("reminders.webhook_secret", "set reminders.webhook_url first"))
+        }
         return errors
     }
 
@@ -54,10 +57,8 @@ public struct ReminderService: Sendable {
             try await endpoints.removeReminders(userId)
             return nil
         case .keep:
-            guard let secret = secret.newValue else { return nil }
-            guard let current = try await endpoints.reminders(of: userId) else {
-                throw ValidationFailure([FieldError("reminders.webhook_secret", "set reminders.webhook_url first")])
-            }
+            // webhookErrors has checked there is a webhook to give the secret to.
+            guard let secret = secret.newValue, let current = try await endpoints.reminders(of: userId) else { return nil }
             try await endpoints.setReminders(userId, url: current.url, newSecret: secret, now: clock.now())
             return secret
         case .set(let address):

@@ -94,7 +94,11 @@ public struct WebhookEndpoints: Sendable {
     }
 
     public func removeReminders(_ userId: UUID) async throws {
-        try await client.query("DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders'", logger: logger)
+        for try await id in try await client.query("""
+            DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders' RETURNING id
+            """, logger: logger).decode(UUID.self) {
+            try await ReminderOutbox.release(id, reason: "webhook removed", on: client, logger: logger)
+        }
     }
 
     // MARK: Event webhooks
@@ -107,6 +111,13 @@ public struct WebhookEndpoints: Sendable {
             """, logger: logger)
         return WebhookEndpoint(id: id, userId: userId, purpose: "events", url: url, events: events, secret: secret, previousSecret: nil,
                                previousUntil: nil, disabledAt: nil, disabledReason: nil, createdAt: now)
+    }
+
+    public func eventCount(of userId: UUID) async throws -> Int {
+        for try await count in try await client.query("""
+            SELECT count(*)::int FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'events'
+            """, logger: logger).decode(Int32.self) { return Int(count) }
+        return 0
     }
 
     public func events(of userId: UUID) async throws -> [WebhookEndpoint] {
@@ -128,6 +139,8 @@ public struct WebhookEndpoints: Sendable {
         for try await _ in try await client.query("""
             DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND id = \(id) AND purpose = 'events' RETURNING id
             """, logger: logger).decode(UUID.self) { deleted = true }
+        // What it has not yet received is dropped (failed, with the reason).
+        if deleted { try await ReminderOutbox.release(id, reason: "webhook removed", on: client, logger: logger) }
         return deleted
     }
 }

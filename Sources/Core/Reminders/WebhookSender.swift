@@ -19,11 +19,20 @@ public struct WebhookSender: Sendable {
 
     let http: HTTPClient
     let allowPrivate: Bool
+    let limit: Duration
 
-    public init(http: HTTPClient, allowPrivate: Bool) {
+    public init(http: HTTPClient, allowPrivate: Bool, limit: Duration = WebhookSender.limit) {
         self.http = http
         self.allowPrivate = allowPrivate
+        self.limit = limit
     }
+
+    /// A whole push (lookup, connection, request, answer) never takes longer than this: one slow
+    /// receiver must not hold a worker's batch, whose lease is 120 s.
+    public static let limit: Duration = .seconds(20)
+
+    /// For the API's `POST /webhooks/{id}/test`: one client for the process, without redirects.
+    public static let shared = makeClient()
 
     /// An HTTP client for webhooks: 5 s to connect, no redirects.
     public static func makeClient() -> HTTPClient {
@@ -53,6 +62,19 @@ public struct WebhookSender: Sendable {
     }
 
     public func send(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
+        await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask { await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now) }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed(status: nil, error: "no answer within \(limit)", retryAfter: nil, gone: false)
+        }
+    }
+
+    func attempt(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
         guard WebhookRules.urlProblem(urlText, allowPrivate: allowPrivate) == nil, let url = URL(string: urlText), let host = url.host else {
             return .failed(status: nil, error: "the URL is not allowed", retryAfter: nil, gone: false)
         }
@@ -60,7 +82,7 @@ public struct WebhookSender: Sendable {
         var hostHeader: String?
         if !allowPrivate {
             // Checked against what the name resolves to now, not when it was saved (DNS rebinding).
-            let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            let bare = WebhookRules.hostName(host)
             let addresses: [[UInt8]]
             if let literal = WebhookRules.addressBytes(bare) { addresses = [literal] } else {
                 do { addresses = try await Self.resolve(bare) } catch { return .failed(status: nil, error: "cannot resolve \(bare)", retryAfter: nil, gone: false) }
@@ -87,13 +109,15 @@ public struct WebhookSender: Sendable {
         request.body = .bytes(ByteBuffer(string: body))
         do {
             let response = try await http.execute(request, timeout: .seconds(15))
+            let status = Int(response.status.code)
+            // A 2xx is all that counts: its body is not read at all. Other answers' bodies are read
+            // up to 4 KiB (within the push's time limit), then dropped.
+            if (200..<300).contains(status) { return .delivered(status: status) }
             var read = 0
             for try await chunk in response.body {
                 read += chunk.readableBytes
                 if read >= 4_096 { break }
             }
-            let status = Int(response.status.code)
-            if (200..<300).contains(status) { return .delivered(status: status) }
             let retryAfter = [429, 503].contains(status) ? response.headers.first(name: "retry-after").flatMap(Double.init) : nil
             let error = (300..<400).contains(status) ? "redirects are not followed (\(status))" : "the receiver answered \(status)"
             return .failed(status: status, error: error, retryAfter: retryAfter, gone: status == 410)

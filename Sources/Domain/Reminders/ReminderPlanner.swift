@@ -19,6 +19,21 @@ public enum ReminderPlanner {
         return (0...low.days(until: high)).map { low.adding(days: $0) }
     }
 
+    /// Whether anything of this user's could fall due in (`from`, `to`]: the morning or evening
+    /// time (for the kinds that use them), or one of `times` (habit reminder times, task due
+    /// times). The job plans only such users: in a one-minute window almost nobody's is.
+    public static func mayFire(_ user: ReminderUser, times: [LocalTime], from: Date, to: Date) -> Bool {
+        var candidates = times
+        if !user.kinds.isDisjoint(with: [.morningDigest, .savingsPaymentDue]) { candidates.append(user.morning) }
+        if user.kinds.contains(.eveningNudge) { candidates.append(user.evening) }
+        for date in dates(user, from: from, to: to) {
+            for time in candidates {
+                if let (instant, _) = user.zones.instant(date, time), instant > from, instant <= to { return true }
+            }
+        }
+        return false
+    }
+
     /// Every reminder due in (`from`, `to`], oldest first.
     public static func plan(_ user: ReminderUser, _ agenda: ReminderAgenda, from: Date, to: Date) -> [PlannedReminder] {
         var planned: [PlannedReminder] = []

@@ -11,19 +11,37 @@ public enum WebhookRules {
         }
         guard let host = url.host, !host.isEmpty else { return "must name a host" }
         if url.user != nil || url.password != nil { return "must not carry credentials" }
+        let bare = hostName(host)
+        // Numbers that are not a plain dotted quad (2130706433, 0x7f.1, 012.0.0.1) are read as
+        // addresses by some resolvers and as names by others: refused, so no two parts of the
+        // server can disagree on where a URL goes.
+        if addressBytes(bare) == nil, !bare.contains(":"), bare.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == "x" || $0 == "X" }),
+           bare.split(separator: ".").last.map({ $0.allSatisfy(\.isNumber) || $0.lowercased().hasPrefix("0x") }) ?? true {
+            return "must name a host, or an IPv4 address as four decimal numbers"
+        }
         if !allowPrivate {
-            let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
             if let bytes = addressBytes(bare), !isPublic(bytes) { return "must not point to a loopback, link-local, private or multicast address" }
-            if bare.lowercased() == "localhost" || bare.lowercased().hasSuffix(".localhost") { return "must not point to a loopback, link-local, private or multicast address" }
+            if bare == "localhost" || bare.hasSuffix(".localhost") { return "must not point to a loopback, link-local, private or multicast address" }
         }
         return nil
     }
 
-    /// An IPv4 or IPv6 literal's bytes (4 or 16), nil for a name.
+    /// The host as resolvers read it: without IPv6 brackets or a final dot (`localhost.` is `localhost`).
+    public static func hostName(_ host: String) -> String {
+        var bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        while bare.hasSuffix(".") { bare.removeLast() }
+        return bare.lowercased()
+    }
+
+    /// An IPv4 or IPv6 literal's bytes (4 or 16), nil for a name. IPv4 is four decimal numbers
+    /// without leading zeros (`012` is octal to some resolvers: not a literal here).
     public static func addressBytes(_ text: String) -> [UInt8]? {
         let v4 = text.split(separator: ".", omittingEmptySubsequences: false)
         if v4.count == 4 {
-            let bytes = v4.compactMap { part -> UInt8? in part.count <= 3 && part.allSatisfy(\.isASCII) ? UInt8(part) : nil }
+            let bytes = v4.compactMap { part -> UInt8? in
+                guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }), part == "0" || !part.hasPrefix("0") else { return nil }
+                return UInt8(part)
+            }
             return bytes.count == 4 ? bytes : nil
         }
         guard text.contains(":") else { return nil }
@@ -73,6 +91,11 @@ public enum WebhookRules {
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return isPublic(Array(bytes[12...])) }
         if bytes.allSatisfy({ $0 == 0 }) { return false }                              // ::
         if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }   // ::1
+        if bytes[0..<12].allSatisfy({ $0 == 0 }) { return isPublic(Array(bytes[12...])) }  // ::a.b.c.d (IPv4-compatible)
+        if bytes[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return isPublic(Array(bytes[12...])) } // NAT64
+        if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPublic(Array(bytes[2..<6])) }  // 6to4
+        if bytes[0] == 0x01 && bytes[1] == 0x00 && bytes[2..<8].allSatisfy({ $0 == 0 }) { return false } // discard 100::/64
+        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0xC0 { return false }                // site-local (deprecated)
         if bytes[0] == 0xFF { return false }                                           // multicast
         if bytes[0] & 0xFE == 0xFC { return false }                                    // unique local
         if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }                // link-local

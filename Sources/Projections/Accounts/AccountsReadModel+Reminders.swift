@@ -26,6 +26,22 @@ extension AccountsReadModel {
             """, logger: logger)).first
     }
 
+    /// The times of day these users' own items can fire at: active habits' reminder times, and
+    /// open tasks' due times (due from `from` on).
+    public func itemTimes(_ users: [UUID], from: LocalDate) async throws -> [UUID: [LocalTime]] {
+        var times: [UUID: [LocalTime]] = [:]
+        for try await (owner, text) in try await client.query("""
+            SELECT owner_id, reminder_time FROM rm_habits
+            WHERE owner_id = ANY(\(users)) AND reminder_time IS NOT NULL AND NOT archived
+            UNION
+            SELECT owner_id, due_time FROM rm_tasks
+            WHERE owner_id = ANY(\(users)) AND due_time IS NOT NULL AND NOT completed AND due_date >= \(from.description)::date
+            """, logger: logger).decode((UUID, String).self) {
+            if let time = LocalTime(text) { times[owner, default: []].append(time) }
+        }
+        return times
+    }
+
     private func reminderUsers(_ rows: PostgresRowSequence) async throws -> [ReminderUser] {
         var users: [ReminderUser] = []
         for try await row in rows.decode((UUID, String, String, String, [String], String, [String], [Date]).self) {

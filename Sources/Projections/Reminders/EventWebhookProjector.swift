@@ -14,6 +14,9 @@ public struct EventWebhookProjector: Projector {
     /// The outbox is delivery state, not a read model: a rebuild must not empty it.
     public let tables: [String] = []
     public let eventTypes: [String]? = [TaskEvent.Completed.type, HabitEvent.Logged.type]
+    /// The reminder job pushes what this queues, every minute: one round a second is plenty,
+    /// and keeps 100 habit logs a second from adding 100 commits a second.
+    public let pace: Duration = .seconds(1)
 
     public init() {}
 
@@ -32,6 +35,7 @@ public struct EventWebhookProjector: Projector {
             }
             guard !subscribers.isEmpty else { continue }
             let (name, subject, data): (String, UUID, String)
+            var dayKey = event.eventId.uuidString.lowercased()
             switch event.type {
             case TaskEvent.Completed.type:
                 let completed = try decode(TaskEvent.Completed.self, event)
@@ -43,21 +47,26 @@ public struct EventWebhookProjector: Projector {
                                                "completed_at": completed.completedAt.formatted(.iso8601)])
             default:
                 let logged = try decode(HabitEvent.Logged.self, event)
-                var found: (String, String, Decimal?)?
+                // The day's total, as the habits read model keeps it: a numeric habit's day is
+                // complete once the sum of its logs reaches the target.
+                var found: (String, String, Decimal?, Decimal?)?
                 for try await row in try await connection.query("""
-                    SELECT name, kind, target FROM rm_habits WHERE habit_id = \(logged.habitId)
-                    """, logger: logger).decode((String, String, Decimal?).self) { found = row }
-                // A numeric habit's day is complete once its value reaches the target.
-                guard let (habitName, kind, target) = found, kind == "boolean" || logged.value >= (target ?? 0) else { continue }
+                    SELECT h.name, h.kind, h.target, l.value FROM rm_habits h
+                    LEFT JOIN rm_habit_logs l ON l.habit_id = h.habit_id AND l.date = \(logged.date.description)::date
+                    WHERE h.habit_id = \(logged.habitId)
+                    """, logger: logger).decode((String, String, Decimal?, Decimal?).self) { found = row }
+                guard let (habitName, kind, target, total) = found, let total, kind == "boolean" || total >= (target ?? 0) else { continue }
                 (name, subject) = (WebhookEvents.habitCompleted, logged.habitId)
                 data = try EventCoding.encode(["habit_id": logged.habitId.uuidString.lowercased(), "name": habitName,
-                                               "date": logged.date.description, "value": "\(logged.value)"])
+                                               "date": logged.date.description, "value": "\(total)"])
+                // Once per habit and day, however many logs cross or follow the target.
+                dayKey = "habit/\(logged.habitId.uuidString.lowercased())/\(logged.date)"
             }
             for endpoint in subscribers {
                 try await connection.query("""
                     INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
                                                  endpoint_id, next_attempt_at, created_at)
-                    VALUES (gen_random_uuid(), \(event.ownerId), \("event/\(endpoint.uuidString.lowercased())/\(event.eventId.uuidString.lowercased())"),
+                    VALUES (gen_random_uuid(), \(event.ownerId), \("event/\(endpoint.uuidString.lowercased())/\(dayKey)"),
                             'event', \(name), \(subject.uuidString.lowercased()), \(event.recordedAt), '', '', '', \(data)::jsonb, 'pending',
                             \(endpoint), '-infinity', \(event.recordedAt))
                     ON CONFLICT (key) DO NOTHING

@@ -1,0 +1,122 @@
+import API
+import AsyncHTTPClient
+@testable import Core
+import Domain
+import EventStore
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import PostgresNIO
+import Projections
+import Testing
+import TestSupport
+
+/// What a receiver, an app or the user can do to a push in flight, and what never blocks the queue.
+@Suite struct WebhookDeliveryTests {
+    static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? Date(timeIntervalSince1970: 0) }
+
+    /// A user with a reminders webhook to `url` and one pending reminder planned for it; the
+    /// user's token and the reminder's id.
+    static func planned(_ harness: AppHarness, _ http: any TestClientProtocol, _ email: String, url: String) async throws -> (String, String) {
+        let token = try await ReminderJobTests.userWithAHabit(http, email)
+        _ = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"reminders":{"webhook_url":"\#(url)","enabled_kinds":["morning_digest"]}}"#)
+        try await ReminderJobTests.withJob(harness) { job in
+            _ = try await job.plan()
+            harness.clock.advance(by: 86_400)
+            #expect(try await job.plan().queued == 1)
+        }
+        let fresh = try await ReminderJobTests.login(http, email)
+        let items = try await http.call(.get, "/api/v1/reminders", token: fresh).object["items"] as? [[String: Any]]
+        return (fresh, try #require(items?.first?["id"] as? String))
+    }
+
+    @Test func aRemovedWebhooksLeftoversNeverBlockOtherUsersPushes() async throws {
+        try await WebhookReceiver.with { receiver, url in
+            try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                let a = try #require(try await http.register("leaver@example.com").string("access_token"))
+                let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: a,
+                                                            json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
+                let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: a).string("id") ?? ""))
+                // 70 events queued for it, ahead of anything else, then the webhook is removed.
+                for n in 0..<70 {
+                    try await harness.client.query("""
+                        INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                                     endpoint_id, next_attempt_at, created_at)
+                        VALUES (gen_random_uuid(), \(me), \("event/x/\(n)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
+                                \(UUID(uuidString: hook)), '-infinity', now())
+                        """)
+                }
+                #expect(try await http.call(.delete, "/api/v1/webhooks/\(hook)", token: a).status == .noContent)
+                #expect(try await harness.count("SELECT count(*) FROM reminder_outbox WHERE status = 'failed' AND last_error = 'webhook removed'") == 70)
+                _ = try await Self.planned(harness, http, "stayer@example.com", url: url)
+                try await ReminderJobTests.withJob(harness) { job in
+                    let (delivered, _) = try await job.deliver()
+                    #expect(delivered == 1)
+                }
+                #expect(receiver.requests.count == 1)
+            }
+        }
+    }
+
+    @Test func anAcknowledgementDuringAPushIsNotUndoneByItsFailure() async throws {
+        try await WebhookReceiver.with { _, url in
+            try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                let (token, id) = try await Self.planned(harness, http, "acker@example.com", url: url)
+                let outbox = ReminderOutbox(client: harness.client, logger: TestDatabase.logger)
+                let claimed = try #require(try await outbox.claim(limit: 10, now: harness.clock.now(), lease: 120).first)
+                // The app shows it and acknowledges while the push is in flight; then the push fails.
+                #expect(try await http.call(.post, "/api/v1/reminders/\(id)/ack", token: token).string("status") == "delivered")
+                try await outbox.attemptFailed(claimed, status: 500, error: "the receiver answered 500",
+                                               retryAt: harness.clock.now().addingTimeInterval(5), gone: false, now: harness.clock.now())
+                let item = try await http.call(.get, "/api/v1/reminders?status=all", token: token).object["items"] as? [[String: Any]]
+                #expect(item?.first?["status"] as? String == "delivered")
+                #expect((try await http.call(.get, "/api/v1/reminders", token: token).object["items"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+
+    @Test func a410DisablesTheWebhookAndTheReminderStaysToPull() async throws {
+        try await WebhookReceiver.with(statuses: [410]) { receiver, url in
+            try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                let (token, id) = try await Self.planned(harness, http, "gone@example.com", url: url)
+                try await ReminderJobTests.withJob(harness) { job in
+                    let first = try await job.deliver()
+                    #expect(first.0 == 0 && first.1 == 1)
+                    harness.clock.advance(by: 3_600)
+                    let again = try await job.deliver()
+                    #expect(again.0 == 0 && again.1 == 0, "not pushed again")
+                }
+                #expect(receiver.requests.count == 1)
+                let fresh = try await ReminderJobTests.login(http, "gone@example.com")
+                let me = try await http.call(.get, "/api/v1/me", token: fresh).object["reminders"] as? [String: Any]
+                #expect(me?["webhook_status"] as? String == "disabled")
+                let pending = try await http.call(.get, "/api/v1/reminders", token: fresh).object["items"] as? [[String: Any]]
+                #expect(pending?.map { $0["id"] as? String } == [id])
+                #expect(pending?.first?["last_status"] as? Int == 410)
+                _ = token
+            }
+        }
+    }
+
+    @Test func aSlowReceiverCostsAPushItsTimeLimitNotMore() async throws {
+        try await WebhookReceiver.with(statuses: [999]) { _, url in
+            let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(1))
+            let started = ContinuousClock.now
+            let outcome = await sender.send(id: "k", body: "{}", to: url, secrets: [WebhookSender.newSecret()], at: Date(timeIntervalSince1970: 0))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
+        }
+    }
+
+    @Test func addressesSomeResolversReadDifferentlyAreRefusedWhenSaved() {
+        for url in ["http://012.0.0.1/x", "http://2130706433/x", "http://0x7f.1/x", "http://127.1/x", "http://localhost./x"] {
+            #expect(WebhookRules.urlProblem(url, allowPrivate: false) != nil, "\(url)")
+        }
+        for address in ["::127.0.0.1", "64:ff9b::a00:1", "2002:a00:1::1", "fec0::1", "100::1"] {
+            #expect(!WebhookRules.isPublic(WebhookRules.addressBytes(address) ?? []), "\(address)")
+        }
+        #expect(WebhookRules.addressBytes("012.0.0.1") == nil)
+        #expect(WebhookRules.urlProblem("https://cafe.example/x", allowPrivate: false) == nil)
+        #expect(WebhookRules.urlProblem("https://10.example.com/x", allowPrivate: false) == nil)
+    }
+}

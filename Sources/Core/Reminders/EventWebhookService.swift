@@ -61,7 +61,8 @@ public struct EventWebhookService: Sendable {
         json.field("webhook_id", endpoint.id.uuidString.lowercased())
         json.close()
         json.close()
-        let sender = WebhookSender(http: http, allowPrivate: allowPrivate)
+        // A person waits for this answer: 4 s, not a background push's 20.
+        let sender = WebhookSender(http: http, allowPrivate: allowPrivate, limit: .seconds(4))
         return await sender.send(id: "test/\(UUID().uuidString.lowercased())", body: json.text, to: endpoint.url,
                                  secrets: endpoint.signingSecrets(at: now), at: now)
     }

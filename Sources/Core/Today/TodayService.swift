@@ -55,13 +55,15 @@ public struct TodayService: Sendable {
     public func today(_ owner: UUID, date requested: LocalDate?) async throws -> TodayView {
         let date: LocalDate
         if let requested { date = requested } else { date = try await finance.today(owner) }
-        // The habits list checks the date (not after today, within the window) before the rest is read.
-        let habitViews = try await habits.list(owner, on: date)
+        // Every part at once; the habits list is awaited first, so a date it refuses (after today,
+        // outside the window) is what the caller hears.
+        async let habitList = habits.list(owner, on: date)
         async let taskViews = tasks.list(owner, filter: .today, after: nil, limit: 100)
         async let overview = savings.overview(owner, asOf: date)
         async let summary = finance.summary(owner, from: date.localMonth.firstDay, to: date.localMonth.lastDay)
         async let scores = health.recovery(owner, from: date, to: date)
         async let pending = reminders.list(owner, statuses: [.pending], before: nil, limit: 20)
+        let habitViews = try await habitList
         let savingsOverview = try await overview
         let horizon = date.adding(days: Self.dueSoonDays)
         let dueSoon = savingsOverview.goals.flatMap { view in

@@ -192,6 +192,30 @@ import TestSupport
         }
     }
 
+    @Test func aRecoveryScoreIsPushedOncePerDateToTheWebhooksThatAskedForIt() async throws {
+        try await WebhookReceiver.with { receiver, url in
+            try await AppHarness.with(now: RecoveryRoutesTests.now, asyncProjectors: true, allowPrivateWebhooks: true) { harness, http in
+                let token = try #require(try await http.register("scored@example.com", timezone: "UTC").string("access_token"))
+                let made = try await http.call(.post, "/api/v1/webhooks", token: token, json: #"{"url":"\#(url)","events":["health.recovery_scored"]}"#)
+                #expect(made.status == .created, "\(made.text)")
+                // A month of history: only the dates from two days before the webhook was made are pushed.
+                let (samples, nights) = RecoveryRoutesTests.history(0...30)
+                let position = try await RecoveryRoutesTests.ingest(http, token, samples: samples, nights: nights)
+                let today = try await RecoveryRoutesTests.recovery(http, token, "date=\(RecoveryRoutesTests.today)", position: position)
+                let score = try #require(today.object["score"] as? Double)
+                // The same night sent again re-scores nothing new and pushes nothing twice.
+                _ = try await RecoveryRoutesTests.ingest(http, token, nights: [nights[0]])
+                try await Self.withJob(harness) { job in _ = try await job.deliver() }
+                let bodies = receiver.requests.compactMap { try? JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any] }
+                #expect(bodies.allSatisfy { $0["type"] as? String == "health.recovery_scored" })
+                let dates = bodies.compactMap { ($0["data"] as? [String: Any])?["date"] as? String }.sorted()
+                #expect(dates == [RecoveryRoutesTests.date(2), RecoveryRoutesTests.date(1), RecoveryRoutesTests.date(0)])
+                let todays = bodies.first { ($0["data"] as? [String: Any])?["date"] as? String == RecoveryRoutesTests.today }
+                #expect((todays?["data"] as? [String: Any])?["score"] as? Double == score)
+            }
+        }
+    }
+
     @Test func privateAndLoopbackWebhooksAreRefusedWhenSavedAndAtDelivery() async throws {
         try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z")) { harness, http in
             let token = try await Self.userWithAHabit(http, "ssrf@example.com")

@@ -85,7 +85,7 @@ public struct HealthDailyProjector: Projector {
         try await recomputeDays(quantities, priorities: priorities, on: connection, logger: logger)
         try await recomputeNights(nights, priorities: priorities, on: connection, logger: logger)
         let scored = quantities.filter { $0.name == HealthMetric.hrvSdnn.rawValue || $0.name == HealthMetric.restingHeartRate.rawValue }
-        try await recomputeRecovery(changed: scored.union(nights), on: connection, logger: logger)
+        try await recomputeRecovery(changed: scored.union(nights), at: events.last?.recordedAt ?? .distantPast, on: connection, logger: logger)
     }
 
     private func recomputeDays(_ days: Set<Day>, priorities: [UUID: HealthSourcePriority], on connection: PostgresConnection, logger: Logger) async throws {

@@ -216,6 +216,35 @@ import TestSupport
         }
     }
 
+    @Test func aPaymentStillUnpaidTheMorningAfterItsDueDateIsPushedAsOverdue() async throws {
+        try await WebhookReceiver.with { receiver, url in
+            try await AppHarness.with(now: Self.at("2024-06-29T13:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                let token = try #require(try await http.register("late@example.com", timezone: "America/New_York").string("access_token"))
+                // Payment reminders off: the webhook alone asks for overdue payments.
+                _ = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"reminders":{"enabled_kinds":[]}}"#)
+                _ = try await http.call(.post, "/api/v1/webhooks", token: token, json: #"{"url":"\#(url)","events":["savings.payment_overdue"]}"#)
+                let goal = try #require(try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"Trip","currency":"EUR"}"#).string("id"))
+                // Due on the 31st, so on June 30th; paid 40 of 100.
+                _ = try await http.call(.put, "/api/v1/savings/goals/\(goal)/plan", token: token,
+                                        json: #"{"amount":"100","anchor_day":31,"start_month":"2024-06","end_month":"2024-06"}"#)
+                _ = try await http.call(.post, "/api/v1/savings/goals/\(goal)/transactions", token: token,
+                                        json: #"{"kind":"deposit","amount":"40","date":"2024-06-01"}"#)
+                try await Self.withJob(harness) { job in
+                    _ = try await job.run()
+                    harness.clock.advance(by: 2 * 86_400)  // past 08:00 on July 1st in New York
+                    _ = try await job.run()
+                    harness.clock.advance(by: 86_400)
+                    _ = try await job.run()
+                }
+                let bodies = receiver.requests.compactMap { try? JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any] }
+                #expect(bodies.map { $0["type"] as? String } == ["savings.payment_overdue"])
+                let data = bodies.first?["data"] as? [String: Any]
+                #expect(data?["due_date"] as? String == "2024-06-30" && data?["amount"] as? String == "60.00" && data?["goal_id"] as? String == goal)
+                #expect(bodies.first?["timestamp"] as? String == "2024-07-01T12:00:00Z")
+            }
+        }
+    }
+
     @Test func privateAndLoopbackWebhooksAreRefusedWhenSavedAndAtDelivery() async throws {
         try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z")) { harness, http in
             let token = try await Self.userWithAHabit(http, "ssrf@example.com")

@@ -76,25 +76,32 @@ public struct ReminderJob: Sendable {
             report.to = now
             guard from < now else { return report }
             let endpoints = try await endpoints.activeReminderEndpoints()
+            let overdue = try await self.endpoints.subscribers(to: WebhookEvents.paymentOverdue)
             var after: UUID?
             while true {
                 let batch = try await planning.users(after: after, limit: 500)
                 guard let last = batch.last else { break }
                 after = last.userId
-                let users = try await planning.due(batch, from: from, to: now)
-                let planned = try await withThrowingTaskGroup(of: [PlannedReminder].self) { group in
-                    var all: [PlannedReminder] = []
+                let users = try await planning.due(batch, overdue: Set(overdue.keys), from: from, to: now)
+                let (planned, events) = try await withThrowingTaskGroup(of: ([PlannedReminder], [PlannedEvent]).self) { group in
+                    var all: [PlannedReminder] = [], events: [PlannedEvent] = []
                     var next = users.makeIterator()
+                    func add(_ user: ReminderUser) {
+                        let wantsOverdue = overdue[user.userId] != nil
+                        group.addTask { try await planning.plan(user, from: from, to: now, overdueEvents: wantsOverdue) }
+                    }
                     for _ in 0..<concurrency {
                         guard let user = next.next() else { break }
-                        group.addTask { try await planning.plan(user, from: from, to: now) }
+                        add(user)
                     }
-                    while let some = try await group.next() {
+                    while let (some, more) = try await group.next() {
                         all += some
-                        if let user = next.next() { group.addTask { try await planning.plan(user, from: from, to: now) } }
+                        events += more
+                        if let user = next.next() { add(user) }
                     }
-                    return all
+                    return (all, events)
                 }
+                try await outbox.insert(events, subscribers: overdue, now: now, on: connection)
                 let (send, skipped) = ReminderPlanner.collapse(planned)
                 report.queued += try await outbox.insert(send, status: .pending, endpoints: endpoints, now: now, on: connection)
                 try await outbox.copyToEventWebhooks(send.map(\.key), on: connection)

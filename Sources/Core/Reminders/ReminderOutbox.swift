@@ -88,6 +88,35 @@ public struct ReminderOutbox: Sendable {
         return inserted
     }
 
+    /// Queues scheduled events (`savings.payment_overdue`) for the webhooks that want them, one
+    /// row per webhook under `event/<webhook>/<name>/<subject>`.
+    func insert(_ events: [PlannedEvent], subscribers: [UUID: [UUID]], now: Date, on connection: PostgresConnection) async throws {
+        var users: [UUID] = [], keys: [String] = [], names: [String] = [], subjects: [String] = [], dues: [Date] = []
+        var locals: [String] = [], data: [String] = [], endpoints: [UUID] = []
+        for event in events {
+            for endpoint in subscribers[event.userId] ?? [] {
+                users.append(event.userId)
+                keys.append("event/\(endpoint.uuidString.lowercased())/\(event.name)/\(event.subject)")
+                names.append(event.name)
+                subjects.append(event.subject)
+                dues.append(event.dueAt)
+                locals.append(event.dueLocal)
+                data.append(try EventCoding.encode(event.data))
+                endpoints.append(endpoint)
+            }
+        }
+        guard !keys.isEmpty else { return }
+        try await connection.run("""
+            INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                         endpoint_id, next_attempt_at, created_at)
+            SELECT gen_random_uuid(), r.user_id, r.key, 'event', r.name, r.subject, r.due_at, r.due_local, '', '', r.data::jsonb, 'pending',
+                   r.endpoint, r.due_at, \(now)
+            FROM unnest(\(users), \(keys), \(names), \(subjects), \(dues), \(locals), \(data), \(endpoints))
+              AS r(user_id, key, name, subject, due_at, due_local, data, endpoint)
+            ON CONFLICT (key) DO NOTHING
+            """, logger: logger)
+    }
+
     /// Copies newly queued reminders to the user's event webhooks that asked for them
     /// (`reminder.*` or `reminder.<kind>`), each under its own key.
     func copyToEventWebhooks(_ keys: [String], on connection: PostgresConnection) async throws {

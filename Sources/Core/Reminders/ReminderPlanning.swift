@@ -34,17 +34,27 @@ public struct ReminderPlanning: Sendable {
 
     /// Of these users, those with something that could fall due in (`from`, `to`]: the rest are
     /// not read at all.
-    public func due(_ candidates: [ReminderUser], from: Date, to: Date) async throws -> [ReminderUser] {
+    /// `overdue`: users whose event webhooks want `savings.payment_overdue` (due at their morning time).
+    public func due(_ candidates: [ReminderUser], overdue: Set<UUID> = [], from: Date, to: Date) async throws -> [ReminderUser] {
         let earliest = candidates.compactMap { ReminderPlanner.dates($0, from: from, to: to).first }.min()
         guard let earliest else { return [] }
         let times = try await users.itemTimes(candidates.map(\.userId), from: earliest)
-        return candidates.filter { ReminderPlanner.mayFire($0, times: times[$0.userId] ?? [], from: from, to: to) }
+        return candidates.filter { user in
+            var checked = user
+            if overdue.contains(user.userId) { checked.kinds.insert(.savingsPaymentDue) }
+            return ReminderPlanner.mayFire(checked, times: times[user.userId] ?? [], from: from, to: to)
+        }
     }
 
     /// Every reminder due in (`from`, `to`] for this user, with facts as they stand now.
     public func plan(_ user: ReminderUser, from: Date, to: Date) async throws -> [PlannedReminder] {
+        try await plan(user, from: from, to: to, overdueEvents: false).reminders
+    }
+
+    /// The reminders, and with `overdueEvents` the `savings.payment_overdue` events, of (`from`, `to`].
+    public func plan(_ user: ReminderUser, from: Date, to: Date, overdueEvents: Bool) async throws -> (reminders: [PlannedReminder], events: [PlannedEvent]) {
         let dates = ReminderPlanner.dates(user, from: from, to: to)
-        guard let last = dates.last else { return [] }
+        guard let last = dates.last else { return ([], []) }
         var agenda = ReminderAgenda()
         if !user.kinds.isDisjoint(with: [.morningDigest, .eveningNudge, .habit]) {
             agenda.habits = try await habits.reminderDays(user.userId, dates)
@@ -55,17 +65,17 @@ public struct ReminderPlanning: Sendable {
                 return .init(id: task.id, title: task.title, dueDate: due, dueTime: task.dueTime)
             }
         }
-        if user.kinds.contains(.savingsPaymentDue), let first = dates.first {
+        if user.kinds.contains(.savingsPaymentDue) || overdueEvents, let first = dates.first {
             // Goals the user owns: a member's view of a shared goal is the owner's to pay.
             let lead = ReminderPlanner.paymentLeadDays.max() ?? 0
             for view in try await savings.goals(user.userId, asOf: nil) where view.role == .owner {
-                for occurrence in view.progress.occurrences(from: first, through: last.adding(days: lead)) where occurrence.remaining > 0 {
+                for occurrence in view.progress.occurrences(from: first.adding(days: -1), through: last.adding(days: lead)) where occurrence.remaining > 0 {
                     agenda.payments.append(.init(
                         goalId: view.goal.id, goalName: view.goal.name, dueDate: occurrence.dueDate,
                         remaining: Money(minorUnits: occurrence.remaining, currency: view.goal.currency)))
                 }
             }
         }
-        return ReminderPlanner.plan(user, agenda, from: from, to: to)
+        return (ReminderPlanner.plan(user, agenda, from: from, to: to), overdueEvents ? ReminderPlanner.overdue(user, agenda, from: from, to: to) : [])
     }
 }

@@ -77,6 +77,15 @@ public struct WebhookEndpoints: Sendable {
         return found
     }
 
+    /// Every enabled event webhook that wants `event`, by user.
+    public func subscribers(to event: String) async throws -> [UUID: [UUID]] {
+        var found: [UUID: [UUID]] = [:]
+        for try await (user, id) in try await client.query("""
+            SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'events' AND disabled_at IS NULL AND \(event) = ANY(events)
+            """, logger: logger).decode((UUID, UUID).self) { found[user, default: []].append(id) }
+        return found
+    }
+
     /// Sets the reminders webhook. A new secret replaces the old, which stays valid a day; the
     /// same URL saved again re-enables a disabled endpoint.
     public func setReminders(_ userId: UUID, url: String, newSecret: String?, now: Date) async throws {

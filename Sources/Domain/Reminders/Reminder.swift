@@ -28,6 +28,26 @@ public struct PlannedReminder: Sendable, Equatable {
     }
 }
 
+/// A domain event the job produces on a schedule (an occurrence becoming overdue), for the event
+/// webhooks that asked for it.
+public struct PlannedEvent: Sendable, Equatable {
+    public var userId: UUID
+    public var name: String
+    public var subject: String
+    public var dueLocal: String
+    public var dueAt: Date
+    public var data: [String: ReminderValue]
+
+    public init(userId: UUID, name: String, subject: String, dueLocal: String, dueAt: Date, data: [String: ReminderValue]) {
+        self.userId = userId
+        self.name = name
+        self.subject = subject
+        self.dueLocal = dueLocal
+        self.dueAt = dueAt
+        self.data = data
+    }
+}
+
 /// A value in a reminder's structured data: ids, dates and amounts as strings, lists of ids.
 public enum ReminderValue: Sendable, Equatable, Codable {
     case text(String)

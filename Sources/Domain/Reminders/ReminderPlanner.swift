@@ -82,6 +82,21 @@ public enum ReminderPlanner {
         return planned.sorted { ($0.dueAt, $0.key) < ($1.dueAt, $1.key) }
     }
 
+    /// `savings.payment_overdue`: each unpaid occurrence, at the morning time of the day after
+    /// its due date, when that falls in (`from`, `to`].
+    public static func overdue(_ user: ReminderUser, _ agenda: ReminderAgenda, from: Date, to: Date) -> [PlannedEvent] {
+        agenda.payments.compactMap { payment in
+            let date = payment.dueDate.adding(days: 1)
+            guard let (instant, _) = user.zones.instant(date, user.morning), instant > from, instant <= to else { return nil }
+            let goal = payment.goalId.uuidString.lowercased()
+            return PlannedEvent(
+                userId: user.userId, name: WebhookEvents.paymentOverdue, subject: "\(goal)/\(payment.dueDate)",
+                dueLocal: LocalDueTime.text(date, user.morning), dueAt: instant,
+                data: ["goal_id": .text(goal), "goal_name": .text(payment.goalName), "due_date": .text(payment.dueDate.description),
+                       "amount": .text(payment.remaining.description), "currency": .text(payment.remaining.currency.code)])
+        }
+    }
+
     /// After an outage the window holds several reminders of one user, kind and subject (three
     /// mornings' digests): only the latest is sent; the others are kept as `skipped`, so the
     /// record says what was not sent.

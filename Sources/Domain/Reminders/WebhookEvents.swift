@@ -4,12 +4,14 @@ public enum WebhookEvents {
     public static let taskCompleted = "task.completed"
     /// A date's recovery score, the first time it has one.
     public static let recoveryScored = "health.recovery_scored"
+    /// A savings plan occurrence still unpaid the morning after its due date.
+    public static let paymentOverdue = "savings.payment_overdue"
     /// Every reminder; `reminder.<kind>` for one kind.
     public static let allReminders = "reminder.*"
     public static let test = "webhook.test"
 
     public static var names: [String] {
-        [habitCompleted, taskCompleted, recoveryScored, allReminders] + ReminderKind.allCases.map { "reminder.\($0.rawValue)" }
+        [habitCompleted, taskCompleted, recoveryScored, paymentOverdue, allReminders] + ReminderKind.allCases.map { "reminder.\($0.rawValue)" }
     }
 
     /// Whether a subscription's list takes an event.

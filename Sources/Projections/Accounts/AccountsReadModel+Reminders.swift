@@ -3,15 +3,17 @@ import Foundation
 import PostgresNIO
 
 extension AccountsReadModel {
-    /// Users with at least one reminder kind on, in id order after `after`, as the planner sees
-    /// them: settings and every zone they have lived in.
+    /// Users with a reminder kind on or an event webhook (which may want scheduled events), in id
+    /// order after `after`, as the planner sees them: settings and every zone they have lived in.
     public func reminderUsers(after: UUID?, limit: Int) async throws -> [ReminderUser] {
         let after = after ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         return try await reminderUsers(try await client.query("""
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),
                    ARRAY(SELECT z.since FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since)
-            FROM rm_users u WHERE u.user_id > \(after) AND cardinality(u.reminder_kinds) > 0
+            FROM rm_users u WHERE u.user_id > \(after)
+              AND (cardinality(u.reminder_kinds) > 0
+                   OR EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.user_id = u.user_id AND e.purpose = 'events' AND e.disabled_at IS NULL))
             ORDER BY u.user_id LIMIT \(limit)
             """, logger: logger))
     }

@@ -124,6 +124,31 @@ import TestSupport
         }
     }
 
+    @Test func aMemberGetsSharedGoalPaymentRemindersOnlyWhenTheyAsk() async throws {
+        try await AppHarness.with { harness, http in
+            let owner = try #require(try await http.register("payer@example.com").string("access_token"))
+            let member = try #require(try await http.register("sharer@example.com").string("access_token"))
+            let goal = try #require(try await http.call(.post, "/api/v1/savings/goals", token: owner, json: #"{"name":"Flat","currency":"EUR"}"#).string("id"))
+            _ = try await http.call(.put, "/api/v1/savings/goals/\(goal)/plan", token: owner,
+                                    json: #"{"amount":"100","anchor_day":10,"start_month":"2024-06","end_month":"2024-06"}"#)
+            #expect(try await http.call(.post, "/api/v1/savings/goals/\(goal)/members", token: owner, json: #"{"email":"sharer@example.com"}"#).status == .created)
+            let environment = ["DATABASE_URL": harness.database.ownerURL.description]
+            func kinds(_ email: String) async throws -> [String] {
+                let out = try await run(["reminders", "preview", "--email", email, "--from", "2024-06-01T00:00:00Z", "--to", "2024-06-12T00:00:00Z"],
+                                        environment: environment)
+                return out.stdout.split(separator: "\n").compactMap { line in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["kind"] as? String
+                }
+            }
+            #expect(try await kinds("payer@example.com") == ["savings_payment_due", "savings_payment_due", "savings_payment_due"])
+            #expect(try await kinds("sharer@example.com").isEmpty)
+            let me = try await http.call(.get, "/api/v1/me", token: member).object["reminders"] as? [String: Any]
+            #expect((me?["enabled_kinds"] as? [String])?.contains("shared_savings_payment_due") == false)
+            _ = try await http.call(.patch, "/api/v1/me", token: member, json: #"{"reminders":{"enabled_kinds":["shared_savings_payment_due"]}}"#)
+            #expect(try await kinds("sharer@example.com") == ["shared_savings_payment_due", "shared_savings_payment_due", "shared_savings_payment_due"])
+        }
+    }
+
     @Test func theReminderDaemonStopsPromptlyOnSIGTERM() async throws {
         try await AppHarness.with { harness, _ in
             let process = Process()

@@ -141,6 +141,19 @@ import Testing
         #expect(ReminderPlanner.plan(Self.user(kinds: [.morningDigest]), agenda, from: Self.instant("2024-06-20T00:00:00Z"), to: Self.instant("2024-07-02T00:00:00Z")).isEmpty)
     }
 
+    @Test func aMembersSharedGoalIsRemindedOnlyWhenTheyAsked() throws {
+        let eur = try #require(Currency("EUR"))
+        let shared = ReminderAgenda(payments: [.init(goalId: UUID(), goalName: "Flat", dueDate: dayOf("2024-06-30"),
+                                                     remaining: Money(minorUnits: 5_000, currency: eur), owned: false)])
+        let window = (Self.instant("2024-06-29T00:00:00Z"), Self.instant("2024-07-02T00:00:00Z"))
+        // Every kind a new account starts with: none for a goal someone else pays.
+        #expect(ReminderPlanner.plan(Self.user(kinds: Set(ReminderKind.defaults)), shared, from: window.0, to: window.1).isEmpty)
+        #expect(ReminderPlanner.overdue(Self.user(), shared, from: window.0, to: window.1).isEmpty)
+        let asked = ReminderPlanner.plan(Self.user(kinds: [.sharedSavingsPaymentDue]), shared, from: window.0, to: window.1)
+        #expect(asked.map(\.kind) == [.sharedSavingsPaymentDue, .sharedSavingsPaymentDue])
+        #expect(asked.map(\.dueLocal) == ["2024-06-29T08:00", "2024-06-30T08:00"])
+    }
+
     @Test func textsAreWrittenInTheUsersLanguageWithEveryPlaceholderFilled() {
         let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-05-01", through: "2024-05-01", reminder: "12:00"))
         var bodies: [Language: [String]] = [:]

@@ -65,14 +65,14 @@ public struct ReminderPlanning: Sendable {
                 return .init(id: task.id, title: task.title, dueDate: due, dueTime: task.dueTime)
             }
         }
-        if user.kinds.contains(.savingsPaymentDue) || overdueEvents, let first = dates.first {
-            // Goals the user owns: a member's view of a shared goal is the owner's to pay.
+        if !user.kinds.isDisjoint(with: [.savingsPaymentDue, .sharedSavingsPaymentDue]) || overdueEvents, let first = dates.first {
+            // Goals the user owns, and shared ones (the planner keeps those only for a member who asked).
             let lead = ReminderPlanner.paymentLeadDays.max() ?? 0
-            for view in try await savings.goals(user.userId, asOf: nil) where view.role == .owner {
+            for view in try await savings.goals(user.userId, asOf: nil) {
                 for occurrence in view.progress.occurrences(from: first.adding(days: -1), through: last.adding(days: lead)) where occurrence.remaining > 0 {
                     agenda.payments.append(.init(
                         goalId: view.goal.id, goalName: view.goal.name, dueDate: occurrence.dueDate,
-                        remaining: Money(minorUnits: occurrence.remaining, currency: view.goal.currency)))
+                        remaining: Money(minorUnits: occurrence.remaining, currency: view.goal.currency), owned: view.role == .owner))
                 }
             }
         }

@@ -44,6 +44,12 @@ public enum ReminderKind: String, Sendable, Codable, CaseIterable {
     case savingsPaymentDue = "savings_payment_due"
     /// A habit's own reminder time, on scheduled days it is not yet done.
     case habit
+    /// Payment reminders for the shared goals the user is a member of (the owner pays, so off
+    /// unless the member asks for them).
+    case sharedSavingsPaymentDue = "shared_savings_payment_due"
+
+    /// What a new account starts with: every kind but the one a member opts into.
+    public static let defaults = allCases.filter { $0 != .sharedSavingsPaymentDue }
 }
 
 /// Everything a user can set about themselves.
@@ -81,7 +87,7 @@ public struct UserProfile: Sendable, Equatable, Codable {
             email: Email.normalize(email), name: name.trimmingCharacters(in: .whitespacesAndNewlines), timezone: timezone,
             dayStartHour: 0, weekStart: 1, currency: currency?.uppercased() ?? "EUR", language: language ?? .en,
             morningTime: LocalTime(hour: 8, minute: 0), eveningTime: LocalTime(hour: 20, minute: 0),
-            reminderKinds: ReminderKind.allCases)
+            reminderKinds: ReminderKind.defaults)
     }
 
     /// Every rule a stored profile keeps; field names are the API's.

@@ -49,17 +49,20 @@ public struct ReminderAgenda: Sendable, Equatable {
         }
     }
 
-    /// A savings plan occurrence of a goal the user owns, unpaid as of planning.
+    /// A savings plan occurrence unpaid as of planning, of a goal the user owns or shares.
     public struct Payment: Sendable, Equatable {
         public var goalId: UUID
         public var goalName: String
         public var dueDate: LocalDate
         public var remaining: Money
-        public init(goalId: UUID, goalName: String, dueDate: LocalDate, remaining: Money) {
+        /// False for a shared goal the user is a member of.
+        public var owned: Bool
+        public init(goalId: UUID, goalName: String, dueDate: LocalDate, remaining: Money, owned: Bool = true) {
             self.goalId = goalId
             self.goalName = goalName
             self.dueDate = dueDate
             self.remaining = remaining
+            self.owned = owned
         }
     }
 

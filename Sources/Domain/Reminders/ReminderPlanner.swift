@@ -24,7 +24,7 @@ public enum ReminderPlanner {
     /// times). The job plans only such users: in a one-minute window almost nobody's is.
     public static func mayFire(_ user: ReminderUser, times: [LocalTime], from: Date, to: Date) -> Bool {
         var candidates = times
-        if !user.kinds.isDisjoint(with: [.morningDigest, .savingsPaymentDue]) { candidates.append(user.morning) }
+        if !user.kinds.isDisjoint(with: [.morningDigest, .savingsPaymentDue, .sharedSavingsPaymentDue]) { candidates.append(user.morning) }
         if user.kinds.contains(.eveningNudge) { candidates.append(user.evening) }
         for date in dates(user, from: from, to: to) {
             for time in candidates {
@@ -64,11 +64,12 @@ public enum ReminderPlanner {
                 let id = task.id.uuidString.lowercased()
                 make(.taskDue, id, at: time, text.task(task.title, time: time), ["task_id": .text(id), "due_date": .text(date.description), "due_time": .text(time.description)])
             }
-            for payment in agenda.payments {
+            for payment in agenda.payments where payment.owned ? user.kinds.contains(.savingsPaymentDue) : user.kinds.contains(.sharedSavingsPaymentDue) {
                 let lead = date.days(until: payment.dueDate)
                 guard paymentLeadDays.contains(lead) else { continue }
                 let goal = payment.goalId.uuidString.lowercased()
-                make(.savingsPaymentDue, "\(goal)/\(payment.dueDate)", at: user.morning, text.payment(payment, daysAhead: lead), [
+                make(payment.owned ? .savingsPaymentDue : .sharedSavingsPaymentDue, "\(goal)/\(payment.dueDate)", at: user.morning,
+                     text.payment(payment, daysAhead: lead), [
                     "goal_id": .text(goal), "due_date": .text(payment.dueDate.description),
                     "amount": .text(payment.remaining.description), "currency": .text(payment.remaining.currency.code),
                 ])
@@ -86,6 +87,7 @@ public enum ReminderPlanner {
     /// its due date, when that falls in (`from`, `to`].
     public static func overdue(_ user: ReminderUser, _ agenda: ReminderAgenda, from: Date, to: Date) -> [PlannedEvent] {
         agenda.payments.compactMap { payment in
+            guard payment.owned else { return nil }  // the owner's to pay, and so the owner's overdue
             let date = payment.dueDate.adding(days: 1)
             guard let (instant, _) = user.zones.instant(date, user.morning), instant > from, instant <= to else { return nil }
             let goal = payment.goalId.uuidString.lowercased()

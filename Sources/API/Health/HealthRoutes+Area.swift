@@ -232,12 +232,9 @@ public struct HealthArea: Area {
         guard date.year >= 1900 else { throw ValidationFailure(field, "must be in 1900 or later") }
     }
 
-    /// `?lang=`, then `Accept-Language`, then the user's language, then English. (The query is
-    /// tried first here so that an explicit `?lang=` costs no read of the user's language.)
+    /// The request's language (`RequestLanguage`), the user's read through the health service.
     static func language(_ request: Request, _ context: UserRequestContext, _ health: HealthService) async throws -> Language {
-        let (query, accept) = (request.query("lang"), request.headers[.acceptLanguage])
-        if let query, let language = Language(tag: query) { return language }
-        return Language.resolve(query: query, acceptLanguage: accept, userLanguage: try await health.language(context.userId))
+        try await RequestLanguage.resolve(request) { try await health.language(context.userId) }
     }
 
     static func metric(_ request: Request) throws -> HealthMetric {

@@ -29,7 +29,7 @@ extension OpenAPITests {
         for offset in 1...10 { inputs.sleepMinutes[day.adding(days: -offset)] = Double(400 + offset) }
         inputs.sleepMinutes[day] = 450
         let today = TodayView(date: day, habits: [], tasks: [], dueSoon: [], overdue: [], finance: summary,
-                              recovery: RecoveryFormula.score(date: day, inputs: inputs), reminders: [pulled])
+                              recovery: RecoveryFormula.score(date: day, inputs: inputs), reminders: [pulled], userLanguage: .en)
         var empty = today
         empty.recovery = nil
         return [

@@ -58,6 +58,11 @@ import TestSupport
             #expect((body["labels"] as? [String: String])?["savings.status.overdue"] == "Overdue")
             let russian = try await http.call(.get, "/api/v1/today?lang=ru", token: token).object
             #expect((russian["labels"] as? [String: String])?["savings.status.overdue"] == "Просрочено")
+            // Without ?lang or Accept-Language, the user's own language.
+            let patched = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"language":"ru"}"#)
+            #expect(patched.status == .ok, "\(patched.text)")
+            let own = try await http.call(.get, "/api/v1/today", token: token).object
+            #expect((own["labels"] as? [String: String])?["savings.status.overdue"] == "Просрочено")
             #expect(try await http.call(.get, "/api/v1/today?date=2025-13-01", token: token).fieldErrors == ["date"])
         }
     }

@@ -81,24 +81,21 @@ public struct TodayArea: Area {
     public static let projectors: [any Projector] = []
     public static let openAPIPart = "today"
     let today: TodayService
-    let profiles: ProfileService
 
     public init(_ context: AreaContext) {
         today = TodayService(store: context.store, clock: context.clock, logger: context.logger)
-        profiles = context.accounts.profiles
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {
-        let today = self.today, profiles = self.profiles
+        let today = self.today
         api.group("today", context: UserRequestContext.self).get { request, context in
             var date: LocalDate?
             if let raw = request.query("date") {
                 guard let parsed = LocalDate(raw) else { throw ValidationFailure("date", "must be a date as YYYY-MM-DD") }
                 date = parsed
             }
-            async let language = RequestLanguage.resolve(request, userId: context.userId, profiles: profiles)
             let view = try await today.today(context.userId, date: date)
-            return TodayDTO(view, language: try await language)
+            return TodayDTO(view, language: try await RequestLanguage.resolve(request) { view.userLanguage })
         }
     }
 }

@@ -22,8 +22,8 @@ public struct FinanceService: Sendable {
     }
 
     func settings(_ owner: UUID) async throws -> (calendar: UserCalendar, currency: Currency) {
-        guard let settings = try await users.calendarAndCurrency(owner) else { throw ResourceError.notFound }
-        return settings
+        guard let settings = try await users.settings(owner) else { throw ResourceError.notFound }
+        return (settings.calendar, settings.currency)
     }
 
     /// The logical today of the user.

@@ -164,6 +164,11 @@ public struct HealthService: Sendable {
         return (try await scores, try await checkIns)
     }
 
+    /// The recovery scores of from…to, without check-ins.
+    public func recoveryScores(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [RecoveryScore] {
+        try await health.recovery(owner, from: from, to: to)
+    }
+
     /// The briefing of `date`: the composed sections and texts, the check-in, and each
     /// section's newest sample time (within the three days up to the date).
     public func briefing(_ owner: UUID, date: LocalDate, language: Language)

@@ -85,7 +85,10 @@ public struct TaskService: Sendable {
     // MARK: Queries
 
     func now(_ owner: UUID) async throws -> TaskClock {
-        let calendar = try await calendar(owner)
+        now(try await calendar(owner))
+    }
+
+    func now(_ calendar: UserCalendar) -> TaskClock {
         let instant = clock.now()
         return TaskClock(today: calendar.today(at: instant), date: calendar.wallDate(at: instant), time: calendar.timeOfDay(at: instant))
     }
@@ -99,5 +102,10 @@ public struct TaskService: Sendable {
 
     public func list(_ owner: UUID, filter: Filter, after: TaskCursor?, limit: Int) async throws -> [TaskView] {
         try await tasks.query(owner, filter: filter, taskId: nil, after: after, limit: limit, now: try await now(owner))
+    }
+
+    /// The same, for a caller that has read the user's calendar already.
+    public func list(_ owner: UUID, filter: Filter, calendar: UserCalendar, after: TaskCursor?, limit: Int) async throws -> [TaskView] {
+        try await tasks.query(owner, filter: filter, taskId: nil, after: after, limit: limit, now: now(calendar))
     }
 }

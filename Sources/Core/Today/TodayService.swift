@@ -19,9 +19,12 @@ public struct TodayView: Sendable {
     /// Nil when the user has no health data for the date.
     public var recovery: RecoveryScore?
     public var reminders: [OutboxItem]
+    /// The user's own language, read with their calendar: the route needs no second read.
+    public var userLanguage: Language
 
     public init(date: LocalDate, habits: [HabitView], tasks: [TaskView], dueSoon: [(SavingsGoalView, SavingsOccurrence)],
-                overdue: [(SavingsGoalView, SavingsOccurrence)], finance: FinanceSummary, recovery: RecoveryScore?, reminders: [OutboxItem]) {
+                overdue: [(SavingsGoalView, SavingsOccurrence)], finance: FinanceSummary, recovery: RecoveryScore?, reminders: [OutboxItem],
+                userLanguage: Language) {
         self.date = date
         self.habits = habits
         self.tasks = tasks
@@ -30,6 +33,7 @@ public struct TodayView: Sendable {
         self.finance = finance
         self.recovery = recovery
         self.reminders = reminders
+        self.userLanguage = userLanguage
     }
 }
 
@@ -42,6 +46,8 @@ public struct TodayService: Sendable {
     let finance: FinanceService
     let health: HealthService
     let reminders: ReminderService
+    let users: AccountsReadModel
+    let clock: any WallClock
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
         habits = HabitService(store: store, clock: clock, logger: logger)
@@ -50,18 +56,21 @@ public struct TodayService: Sendable {
         finance = FinanceService(store: store, clock: clock, logger: logger)
         health = HealthService(store: store, clock: clock, logger: logger)
         reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: false, logger: logger)
+        users = AccountsReadModel(client: store.client, logger: logger)
+        self.clock = clock
     }
 
     public func today(_ owner: UUID, date requested: LocalDate?) async throws -> TodayView {
-        let date: LocalDate
-        if let requested { date = requested } else { date = try await finance.today(owner) }
+        // The user's calendar, currency and language are read once here and handed to every part.
+        guard let settings = try await users.settings(owner) else { throw ResourceError.notFound }
+        let date = requested ?? settings.calendar.today(at: clock.now())
         // Every part at once; the habits list is awaited first, so a date it refuses (after today,
         // outside the window) is what the caller hears.
-        async let habitList = habits.list(owner, on: date)
-        async let taskViews = tasks.list(owner, filter: .today, after: nil, limit: 100)
+        async let habitList = habits.list(owner, on: date, calendar: settings.calendar)
+        async let taskViews = tasks.list(owner, filter: .today, calendar: settings.calendar, after: nil, limit: 100)
         async let overview = savings.overview(owner, asOf: date)
         async let summary = finance.summary(owner, from: date.localMonth.firstDay, to: date.localMonth.lastDay)
-        async let scores = health.recovery(owner, from: date, to: date)
+        async let scores = health.recoveryScores(owner, from: date, to: date)
         async let pending = reminders.list(owner, statuses: [.pending], before: nil, limit: 20)
         let habitViews = try await habitList
         let savingsOverview = try await overview
@@ -71,7 +80,8 @@ public struct TodayService: Sendable {
         }.sorted { $0.1.dueDate < $1.1.dueDate }
         return TodayView(
             date: date, habits: habitViews, tasks: try await taskViews, dueSoon: dueSoon, overdue: savingsOverview.overdues,
-            finance: try await summary, recovery: Self.withData(try await scores.0.first), reminders: try await pending)
+            finance: try await summary, recovery: Self.withData(try await scores.first), reminders: try await pending,
+            userLanguage: settings.language)
     }
 
     /// A score only when the date has health data to score from: an unscorable date with no

@@ -15,6 +15,18 @@ public struct UserRecord: Sendable, Equatable {
     }
 }
 
+/// What reads across areas need of a user: how their days fall, their money and their words.
+public struct UserSettings: Sendable {
+    public var calendar: UserCalendar
+    public var currency: Currency
+    public var language: Language
+    public init(calendar: UserCalendar, currency: Currency, language: Language) {
+        self.calendar = calendar
+        self.currency = currency
+        self.language = language
+    }
+}
+
 public struct DeviceRecord: Sendable, Equatable {
     public var id: UUID
     public var name: String

@@ -56,15 +56,19 @@ public struct AccountsReadModel: Sendable {
         return nil
     }
 
-    /// The user's calendar and currency, for areas that hold amounts; nil for an unknown user.
-    public func calendarAndCurrency(_ userId: UUID) async throws -> (UserCalendar, Currency)? {
+    /// The user's calendar, currency and language in one read, for areas that hold amounts and
+    /// for views that combine areas; nil for an unknown user.
+    public func settings(_ userId: UUID) async throws -> UserSettings? {
         let rows = try await client.query("""
-            SELECT timezone, day_start_hour, week_start, currency FROM rm_users WHERE user_id = \(userId)
+            SELECT timezone, day_start_hour, week_start, currency, language FROM rm_users WHERE user_id = \(userId)
             """, logger: logger)
-        for try await (zone, dayStart, weekStart, code) in rows.decode((String, Int16, Int16, String).self) {
+        for try await (zone, dayStart, weekStart, code, languageCode) in rows.decode((String, Int16, Int16, String, String).self) {
             guard let timeZone = TimeZone(identifier: zone) else { throw CorruptData("time zone", zone) }
             guard let currency = Currency(code) else { throw CorruptData("currency", code) }
-            return (UserCalendar(timeZone: timeZone, dayStartHour: Int(dayStart), weekStart: Int(weekStart)), currency)
+            guard let language = Language(rawValue: languageCode) else { throw CorruptData("language", languageCode) }
+            return UserSettings(
+                calendar: UserCalendar(timeZone: timeZone, dayStartHour: Int(dayStart), weekStart: Int(weekStart)), currency: currency,
+                language: language)
         }
         return nil
     }

@@ -23,13 +23,14 @@ public struct AppDependencies: Sendable {
     public var maxBodyBytes: Int
     public var maxIngestBytes: Int
     public var readinessTimeout: Duration
+    public var edge: EdgeLimits
     public var logger: Logger
 
     public init(
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2),
-        allowPrivateWebhooks: Bool = false
+        allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits()
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
@@ -47,6 +48,7 @@ public struct AppDependencies: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.maxIngestBytes = maxIngestBytes
         self.readinessTimeout = readinessTimeout
+        self.edge = edge
         self.logger = logger
     }
 }
@@ -85,6 +87,7 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     Application(
         router: buildRouter(dependencies),
+        server: .guardedHTTP1(dependencies.edge),
         configuration: .init(address: .hostname(host, port: port), serverName: "lifelog"),
         logger: dependencies.logger)
 }

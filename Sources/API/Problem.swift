@@ -101,6 +101,9 @@ public enum ProblemMapping {
         // A client's bytes, while the body is read: a chunked body over the limit (a declared
         // Content-Length over it is refused before reading), or framing that is not HTTP/1.1
         // (a bad chunk size, a body cut short). The client's fault, never a 500.
+        case is ConnectionGuard.BodyTimedOut:
+            return Problem(type: Problem.base + "request-timeout", title: "Request timeout", status: 408,
+                           detail: "The request's body did not arrive in time; the connection is closed.")
         case let tooMany as NIOTooManyBytesError:
             return .tooLarge(limit: tooMany.maxBytes ?? 0)
         case let parser as HTTPParserError:

@@ -1,13 +1,67 @@
+import Domain
 import Foundation
 import Hummingbird
 
 extension Request {
     /// Decodes a JSON body. Unlike `decode(as:context:)`, a missing or mistyped field stays a
-    /// `DecodingError`, which `ProblemMapping` turns into 422 with the field's name.
+    /// `DecodingError`, which `ProblemMapping` turns into 422 with the field's name; and the body
+    /// must be strict JSON first (`StrictJSON`).
     func json<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T {
         var request = self
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         guard body.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
-        return try AppRequestContext.makeDecoder().decode(T.self, from: Data(buffer: body))
+        let data = Data(buffer: body)
+        try JSONBody.check(data, fieldRules: true)
+        let decoder = AppRequestContext.makeDecoder()
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let error as DecodingError where JSONBody.isUnnamedRefusal(error) {
+            throw JSONBody.nameTheNumber(in: data, refusedWith: error) { _ = try decoder.decode(T.self, from: $0) }
+        }
+    }
+}
+
+enum JSONBody {
+    /// Refuses what is not JSON (400) and, with `fieldRules`, what is JSON but cannot be kept
+    /// as sent (422 naming the field).
+    static func check(_ data: Data, fieldRules: Bool) throws {
+        do {
+            try StrictJSON.check(data, fieldRules: fieldRules)
+        } catch {
+            switch error {
+            case .syntax(let why): throw Problem.badRequest("The body is not valid JSON: \(why).")
+            case .field(let path, let message): throw ValidationFailure(path, message)
+            }
+        }
+    }
+
+    /// Foundation's decoder refuses a number that does not fit its field (1.5 for a whole
+    /// number, 1e400) as corrupt data at the root, naming no field.
+    static func isUnnamedRefusal(_ error: DecodingError) -> Bool {
+        if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { return true }
+        return false
+    }
+
+    /// On strict JSON that refusal can only be a number: the one whose replacement by 0 makes
+    /// it go away is named. When none alone does, every candidate is named.
+    static func nameTheNumber(in data: Data, refusedWith error: DecodingError, decode: (Data) throws -> Void) -> any Error {
+        let candidates = StrictJSON.fractionalNumbers(in: data)
+        guard !candidates.isEmpty else { return error }
+        func message(_ number: StrictJSON.Number) -> String { number.whole ? "is out of range" : "must be a whole number" }
+        // Each try decodes the body again: bounded, and only on this refusal's path.
+        let culprits = candidates.prefix(32).filter { number in
+            var copy = data
+            copy.replaceSubrange(number.range, with: [UInt8(ascii: "0")])
+            do {
+                try decode(copy)
+                return true
+            } catch let again as DecodingError {
+                return !isUnnamedRefusal(again)
+            } catch {
+                return true
+            }
+        }
+        let named = culprits.isEmpty ? candidates : culprits
+        return ValidationFailure(named.map { FieldError($0.path, message($0)) })
     }
 }

@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookAllowPrivate = false
     /// `LIFELOG_REMINDERS`: whether `serve` runs the reminder job every minute (on by default).
     public var remindersInServe = true
+    /// Time limits at the HTTP edge.
+    public var edge = EdgeLimits()
 
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -90,6 +92,36 @@ public struct ServerConfiguration: Sendable {
             dataDirectory: dataDirectory,
             signingKeys: keys,
             webhookAllowPrivate: flag("LIFELOG_WEBHOOK_ALLOW_PRIVATE", default: false),
-            remindersInServe: flag("LIFELOG_REMINDERS", default: true))
+            remindersInServe: flag("LIFELOG_REMINDERS", default: true),
+            edge: EdgeLimits(
+                headerTimeout: .seconds(try integer("HTTP_HEADER_TIMEOUT_SECONDS", default: 10, in: 1...600)),
+                bodyTimeout: .seconds(try integer("HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
+                idleTimeout: .seconds(try integer("HTTP_IDLE_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
+                databaseWait: .milliseconds(try integer("DATABASE_WAIT_MS", default: 2_000, in: 100...600_000)),
+                shutdownGrace: .seconds(try integer("SHUTDOWN_GRACE_SECONDS", default: 10, in: 1...600))))
+    }
+}
+
+/// How long the server waits for a client's bytes, for a database connection, and for its own
+/// requests at shutdown. Every limit has its variable (README, operations).
+public struct EdgeLimits: Sendable, Equatable {
+    /// From a request's first byte to the end of its head (`HTTP_HEADER_TIMEOUT_SECONDS`).
+    public var headerTimeout: Duration
+    /// From a request's head to the end of its body (`HTTP_BODY_TIMEOUT_SECONDS`).
+    public var bodyTimeout: Duration
+    /// A keep-alive connection with no request (`HTTP_IDLE_TIMEOUT_SECONDS`).
+    public var idleTimeout: Duration
+    /// The longest a request waits for the database before a 503 (`DATABASE_WAIT_MS`).
+    public var databaseWait: Duration
+    /// After SIGTERM, in-flight requests get this long before they are cut (`SHUTDOWN_GRACE_SECONDS`).
+    public var shutdownGrace: Duration
+
+    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(60),
+                databaseWait: Duration = .seconds(2), shutdownGrace: Duration = .seconds(10)) {
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.idleTimeout = idleTimeout
+        self.databaseWait = databaseWait
+        self.shutdownGrace = shutdownGrace
     }
 }

@@ -53,8 +53,10 @@ import TestSupport
             let nulPassword = try await http.call(.post, "/api/v1/auth/register",
                 json: #"{"email":"nul@example.com","password":"\u0000correct horse","name":"A","timezone":"UTC"}"#)
             #expect(nulPassword.status == .unprocessableContent)
+            // A NUL is named where it is; no account can have it, so this reveals nothing.
             let nulLogin = try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"a\u0000@example.com","password":"whatever it is"}"#)
-            #expect(nulLogin.status == .unauthorized)
+            #expect(nulLogin.status == .unprocessableContent)
+            #expect(nulLogin.fieldErrors == ["email"])
             let longLogin = try await http.call(.post, "/api/v1/auth/login",
                 json: #"{"email":"\#(String(repeating: "x", count: 5_000))@example.com","password":"whatever it is"}"#)
             #expect(longLogin.status == .unauthorized)
@@ -66,6 +68,36 @@ import TestSupport
                 json: #"{"name":"Read\nmore","kind":"boolean","schedule":{"type":"daily"}}"#)
             #expect(habit.status == .unprocessableContent)
             #expect(habit.text.contains("control characters"))
+        }
+    }
+
+    /// Strict JSON (issue 9): what is not JSON is a 400; what is JSON but cannot be kept as sent
+    /// is a 422 naming the field; and either changes nothing.
+    @Test func bodiesAreStrictJSONAndRefusalsNameTheField() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("strict@example.com").string("access_token"))
+            let trailing = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a",}"#)
+            #expect(trailing.status == .badRequest, "\(trailing.text)")
+            #expect(trailing.headers[.contentType] == "application/problem+json")
+            #expect(trailing.string("detail")?.contains("comma before the closing brace") == true)
+            let half = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a","priority":1.5}"#)
+            #expect(half.status == .unprocessableContent, "\(half.text)")
+            #expect(half.fieldErrors == ["priority"])
+            let almostThree = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a","priority":2.9999999999999999999}"#)
+            #expect(almostThree.status == .unprocessableContent, "\(almostThree.text)")
+            #expect(almostThree.fieldErrors == ["priority"])
+            let nul = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a","notes":"x\u0000y"}"#)
+            #expect(nul.status == .unprocessableContent, "\(nul.text)")
+            #expect(nul.fieldErrors == ["notes"])
+            // Deep in a patch too: a whole number that is not one, among valid fractions.
+            let habit = try await http.call(.post, "/api/v1/habits", token: token,
+                json: #"{"name":"Walk","kind":"numeric","target":2.5,"unit":"km","schedule":{"type":"times_per_week","count":2.5}}"#)
+            #expect(habit.status == .unprocessableContent, "\(habit.text)")
+            #expect(habit.fieldErrors == ["schedule.count"])
+            let tasks = try await http.call(.get, "/api/v1/tasks", token: token)
+            #expect((tasks.object["items"] as? [Any])?.isEmpty == true)
+            // The same task, sent as JSON, is taken.
+            #expect(try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a","priority":3.0}"#).status == .created)
         }
     }
 

@@ -1,4 +1,5 @@
 import API
+import Core
 import EventStore
 import Foundation
 import HummingbirdTesting
@@ -42,13 +43,13 @@ import Glibc
             try await app.test(.live) { http in
                 let port = try #require(http.port)
                 for item in Self.cases {
-                    let answer = try RawHTTP.exchange(port: port, item.bytes, closeWrite: item.closeWrite)
+                    let answer = try await RawHTTP.exchange(port: port, item.bytes, closeWrite: item.closeWrite)
                     let statusLine = answer.split(separator: "\r\n").first.map(String.init) ?? ""
                     #expect(statusLine.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.name): \(answer.prefix(300))")
                     #expect(answer.contains("application/problem+json"), "\(item.name): \(answer.prefix(300))")
                 }
                 // The server is still there for well-formed requests.
-                let healthy = try RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), closeWrite: false)
+                let healthy = try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), closeWrite: false)
                 #expect(healthy.hasPrefix("HTTP/1.1 200"))
             }
         }
@@ -59,7 +60,20 @@ import Glibc
 enum RawHTTP {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    static func exchange(port: Int, _ bytes: [UInt8], closeWrite: Bool, timeoutSeconds: Int = 5) throws -> String {
+    /// The exchange on a thread of its own: its blocking reads must not hold one of the few
+    /// threads the server's own async work runs on (two blocked tests starved it on 2 cores).
+    static func exchange(port: Int, _ bytes: [UInt8], closeWrite: Bool, timeoutSeconds: Int = 5, untilClosed: Bool = false) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try blockingExchange(port: port, bytes, closeWrite: closeWrite, timeoutSeconds: timeoutSeconds, untilClosed: untilClosed)
+                })
+            }
+        }
+    }
+
+    /// `untilClosed` reads until the server closes the connection (or the timeout), not just one answer.
+    static func blockingExchange(port: Int, _ bytes: [UInt8], closeWrite: Bool, timeoutSeconds: Int, untilClosed: Bool) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         defer { close(fd) }
@@ -87,6 +101,7 @@ enum RawHTTP {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             answer += buffer[0..<n]
+            if untilClosed { continue }
             // One answer is enough: its headers and a body of its Content-Length.
             if let text = String(bytes: answer, encoding: .utf8), let end = text.range(of: "\r\n\r\n"),
                let length = text[..<end.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") })
@@ -96,6 +111,89 @@ enum RawHTTP {
             }
         }
         return String(decoding: answer, as: UTF8.self)
+    }
+}
+
+/// Connection time limits and HTTP/1.0 (issue 9), against a live server with short limits.
+@Suite struct ConnectionLimitTests {
+    static let limits = EdgeLimits(headerTimeout: .seconds(1), bodyTimeout: .seconds(1), idleTimeout: .seconds(2))
+
+    static func timed(_ work: () async throws -> String) async rethrows -> (String, Double) {
+        let start = Date()
+        let answer = try await work()
+        return (answer, Date().timeIntervalSince(start))
+    }
+
+    @Test func slowHeadsSlowBodiesAndIdleConnectionsAreClosed() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let app = buildApplication(try await AppDependencies.forTests(client: client, edge: Self.limits))
+            try await app.test(.live) { http in
+                let port = try #require(http.port)
+                // Half a head, then nothing: 408 once the header timeout passes.
+                let (slowHead, headTime) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a".utf8), closeWrite: false, untilClosed: true)
+                }
+                #expect(slowHead.hasPrefix("HTTP/1.1 408"), "\(slowHead)")
+                #expect(slowHead.contains("application/problem+json"))
+                #expect(headTime > 0.8 && headTime < 3, "\(headTime)")
+                // A head, then a body that stops short: 408 from the route, and the connection closes.
+                let (slowBody, bodyTime) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":".utf8),
+                                         closeWrite: false, untilClosed: true)
+                }
+                #expect(slowBody.hasPrefix("HTTP/1.1 408"), "\(slowBody)")
+                #expect(slowBody.contains("application/problem+json"))
+                #expect(bodyTime > 0.8 && bodyTime < 3, "\(bodyTime)")
+                // Nothing at all: closed after the idle timeout, without an answer.
+                let (idle, idleTime) = try await Self.timed { try await RawHTTP.exchange(port: port, [], closeWrite: false, untilClosed: true) }
+                #expect(idle.isEmpty, "\(idle)")
+                #expect(idleTime > 1.8 && idleTime < 4, "\(idleTime)")
+                // A keep-alive connection is idle again after each answer: a second request is served.
+                let (two, _) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+                                         closeWrite: false, untilClosed: true)
+                }
+                #expect(two.components(separatedBy: "HTTP/1.1 200").count == 3, "\(two)")
+            }
+        }
+    }
+
+    @Test func http10ClosesAfterTheAnswerUnlessKeepAliveWasAsked() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let app = buildApplication(try await AppDependencies.forTests(client: client, edge: Self.limits))
+            try await app.test(.live) { http in
+                let port = try #require(http.port)
+                let (plain, plainTime) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
+                }
+                #expect(plain.contains(" 200 "), "\(plain)")
+                #expect(plain.lowercased().contains("connection: close"), "\(plain)")
+                #expect(plainTime < 1, "closed after the answer, not by the idle timeout: \(plainTime)")
+                let (kept, keptTime) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
+                }
+                #expect(kept.contains(" 200 "), "\(kept)")
+                #expect(keptTime > 1.8, "kept open until the idle timeout: \(keptTime)")
+            }
+        }
+    }
+
+    @Test func headsTheParserRefusesAreProblemJSON() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let app = buildApplication(try await AppDependencies.forTests(client: client))
+            try await app.test(.live) { http in
+                let port = try #require(http.port)
+                let bigHeader = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"
+                let manyHeaders = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): a\r\n" }.joined() + "\r\n"
+                let hugeURL = "GET /\(String(repeating: "a", count: 1_000_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
+                let badByte = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{01}b\r\n\r\n"
+                for (name, text) in [("a 100 KB header", bigHeader), ("10,000 headers", manyHeaders), ("a 1 MB URL", hugeURL), ("a control byte", badByte)] {
+                    let answer = try await RawHTTP.exchange(port: port, Array(text.utf8), closeWrite: false)
+                    #expect(answer.hasPrefix("HTTP/1.1 400"), "\(name): \(answer.prefix(200))")
+                    #expect(answer.contains("application/problem+json"), "\(name): \(answer.prefix(300))")
+                }
+            }
+        }
     }
 }
 

@@ -55,11 +55,11 @@ extension AppDependencies {
     /// What `serve` builds, on a test database, with the test signing keys.
     public static func forTests(
         client: PostgresClient, clock: any WallClock = MutableClock(Date()), maxBodyBytes: Int = 1_048_576,
-        readinessTimeout: Duration = .seconds(2), logger: Logger = TestDatabase.logger
+        readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = EdgeLimits(), logger: Logger = TestDatabase.logger
     ) async throws -> AppDependencies {
         try await AppDependencies(
             client: client, keys: AppHarness.keys, clock: clock, migrator: try Migrator(directory: TestDatabase.schemaDirectory), logger: logger,
-            maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout)
+            maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout, edge: edge)
     }
 }
 

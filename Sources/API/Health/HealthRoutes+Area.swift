@@ -25,7 +25,7 @@ public struct HealthArea: Area {
         let health = self.health
         let ingest = api.group("ingest", context: IngestionRequestContext.self)
         ingest.post("health") { request, context in
-            try await Self.ingest(request, context, health, format: "native") { try NativeHealthFormat.decode($0) }
+            try await Self.ingest(request, context, health, format: "native", fieldRules: true) { try NativeHealthFormat.decode($0) }
         }
         ingest.post("health-auto-export") { request, context in
             try await Self.ingest(request, context, health, format: "health_auto_export") { try HealthAutoExportFormat.decode($0) }
@@ -200,15 +200,19 @@ public struct HealthArea: Area {
         }
     }
 
-    /// Decodes with `decode`, refuses a batch over the limit, and ingests.
+    /// Checks the JSON, decodes with `decode`, refuses a batch over the limit, and ingests.
     static func ingest(
-        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String,
+        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String, fieldRules: Bool = false,
         decode: (Data) throws -> HealthIntake
     ) async throws -> HealthIngestionDTO {
         var request = request
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         guard body.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
-        let intake = try decode(Data(buffer: body))
+        let data = Data(buffer: body)
+        // Every format is JSON; the exporters' own formats are read leniently past that (a NUL
+        // in a field nobody reads is no reason to lose a batch).
+        try JSONBody.check(data, fieldRules: fieldRules)
+        let intake = try decode(data)
         guard intake.received <= maxItems else {
             throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
                           detail: "The batch has \(intake.received) items; send at most \(maxItems) per request.")

@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
         let dependencies = try await AppDependencies(
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
             maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes,
-            allowPrivateWebhooks: configuration.webhookAllowPrivate)
+            allowPrivateWebhooks: configuration.webhookAllowPrivate, edge: configuration.edge)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
@@ -65,11 +65,12 @@ struct Serve: AsyncParsableCommand {
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
         }
         services.append(.init(service: app))
-        // One group: SIGTERM or SIGINT stops the HTTP server first, then the reminders, the projectors, the waker, then the pool.
-        let group = ServiceGroup(configuration: .init(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        // One group: SIGTERM or SIGINT stops the HTTP server first (in-flight requests finish),
+        // then the reminders, the projectors, the waker, then the pool. Whatever clients do, after
+        // the grace period every service is cancelled (stalled connections are cut).
+        var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.edge.shutdownGrace
+        let group = ServiceGroup(configuration: groupConfiguration)
         logger.info("lifelog listening", metadata: ["address": "\(configuration.host):\(configuration.port)", "database": "\(configuration.databaseURL)"])
         do {
             try await group.run()

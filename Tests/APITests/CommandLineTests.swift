@@ -174,6 +174,42 @@ import TestSupport
         }
     }
 
+    /// A stalled client does not hold `serve` past its grace period after SIGTERM (issue 9: one
+    /// stalled connection kept a real instance alive for two minutes).
+    @Test func serveEndsWithinItsGracePeriodWhateverAClientDoes() async throws {
+        try await AppHarness.with { harness, _ in
+            let port = Int.random(in: 20_000...40_000)
+            let process = Process()
+            process.executableURL = Self.binary
+            process.arguments = ["serve"]
+            process.environment = ["PATH": "/usr/bin:/bin", "DATABASE_URL": harness.database.ownerURL.description, "DATABASE_ROLE": "",
+                                   "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error", "PORT": String(port),
+                                   "JWT_SECRET": "test-only-secret-0123456789-0123456789", "LIFELOG_REMINDERS": "false",
+                                   "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            var up = false
+            for _ in 0..<200 where !up {
+                up = ((try? await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+                                                   closeWrite: false, timeoutSeconds: 1)) ?? "").hasPrefix("HTTP/1.1 200")
+                if !up { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            try #require(up, "serve did not start on port \(port)")
+            // A request whose body stops after its first bytes, and a client that keeps the connection.
+            let stalled = try RawSocket(port: port)
+            defer { stalled.close() }
+            stalled.send("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":")
+            try await Task.sleep(for: .milliseconds(300))
+            let start = ContinuousClock.now
+            process.terminate()  // SIGTERM
+            while process.isRunning, ContinuousClock.now - start < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!process.isRunning, "still running 10 s after SIGTERM")
+            #expect(ContinuousClock.now - start < .seconds(6), "the grace period is 2 s")
+        }
+    }
+
     @Test func aMissingOrUnappliedSchemaIsNamed() async throws {
         try await TestDatabase.with(migrated: false) { database in
             let url = database.ownerURL.description

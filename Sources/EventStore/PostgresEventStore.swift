@@ -218,6 +218,45 @@ public struct PostgresEventStore: Sendable {
         return try await decode(rows)
     }
 
+    /// The snapshot frontier now: every transaction with a lower id has ended, so what the log
+    /// holds below it is final. Reads given this bound, and the head below it, agree with each other.
+    public static func frontier(on connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
+        let rows = try await connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
+        var frontier = LogPosition.start
+        for try await text in rows.decode(String.self) { frontier = try LogPosition(transactionText: text, globalPosition: 0) }
+        return frontier.transactionId
+    }
+
+    /// Like `readAll`, up to a frontier read before (`frontier(on:)`) rather than the current one.
+    public static func readAll(
+        after position: LogPosition, below frontier: UInt64, limit: Int, types: [String]? = nil,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [RecordedEvent] {
+        let tx = String(position.transactionId), bound = String(frontier)
+        let rows = try await connection.query("""
+            SELECT \(unescaped: Self.eventColumns)
+            FROM events
+            WHERE transaction_id < \(bound)::xid8
+              AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
+              AND (\(types)::text[] IS NULL OR event_type = ANY(\(types)::text[]))
+            ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
+            """, logger: logger)
+        return try await decode(rows)
+    }
+
+    /// The position of the last event below `frontier` (nil for an empty log): one step back
+    /// along the log's index.
+    public static func head(below frontier: UInt64, on connection: PostgresConnection, logger: Logger) async throws -> LogPosition? {
+        let rows = try await connection.query("""
+            SELECT transaction_id::text AS transaction_text, global_position FROM events WHERE transaction_id < \(String(frontier))::xid8
+            ORDER BY events.transaction_id DESC, events.global_position DESC LIMIT 1
+            """, logger: logger)
+        for try await (tx, position) in rows.decode((String, Int64).self) {
+            return try LogPosition(transactionText: tx, globalPosition: position)
+        }
+        return nil
+    }
+
     public func readAll(after position: LogPosition, limit: Int, types: [String]? = nil) async throws -> [RecordedEvent] {
         try await client.withConnection { connection in
             try await Self.readAll(after: position, limit: limit, types: types, on: connection, logger: logger)

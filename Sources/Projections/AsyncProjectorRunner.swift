@@ -24,6 +24,10 @@ public struct AsyncProjectorRunner: Sendable {
         self.onBatch = onBatch
     }
 
+    /// Events of other types a type-filtered projector may leave behind its checkpoint before it
+    /// moves past them without applying anything: a few to scan again, rather than a write per wake-up.
+    static let skipDistance: Int64 = 256
+
     /// Applies one batch; returns how many events it applied.
     public func runBatch() async throws -> Int {
         let projector = self.projector
@@ -36,11 +40,27 @@ public struct AsyncProjectorRunner: Sendable {
                 let key = AdvisoryLock.projector(projector.name)
                 try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
                 let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
+                let frontier = try await PostgresEventStore.frontier(on: connection, logger: logger)
                 let events = try await PostgresEventStore.readAll(
-                    after: checkpoint, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
-                guard let last = events.last else { return [] }
-                try await projector.apply(events, on: connection, logger: logger)
-                try await Checkpoints.write(projector.name, last.position, on: connection, logger: logger)
+                    after: checkpoint, below: frontier, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                var next = events.last?.position
+                if events.count < batchSize, projector.eventTypes != nil,
+                   let head = try await PostgresEventStore.head(below: frontier, on: connection, logger: logger), head > (next ?? checkpoint),
+                   !events.isEmpty || head.globalPosition - checkpoint.globalPosition >= Self.skipDistance {
+                    // Every event of this projector's types below the frontier is in hand, so the
+                    // checkpoint may pass the others too: the next read starts after them instead of
+                    // scanning them again (health projectors scanned every habit and finance event
+                    // since the last health event, on every wake-up).
+                    next = head
+                }
+                guard let next else { return [] }
+                if events.isEmpty {
+                    // Only skipping: a crash that loses this costs one more scan, not an event.
+                    try await connection.run("SET LOCAL synchronous_commit = off", logger: logger)
+                } else {
+                    try await projector.apply(events, on: connection, logger: logger)
+                }
+                try await Checkpoints.write(projector.name, next, on: connection, logger: logger)
                 return events
             }
         } catch {

@@ -1,4 +1,5 @@
 import API
+import Logging
 import EventStore
 import Foundation
 import PostgresNIO
@@ -75,6 +76,65 @@ import TestSupport
             #expect(activity.lagEvents == 0)
             #expect(activity.checkpoint != nil)
             #expect(status.first { $0.name == "stream_summary" }?.mode == .inline)
+        }
+    }
+
+    /// A projector of a few event types moves its checkpoint past the other events once they are
+    /// many, instead of scanning them again at every wake-up; it never skips one of its own.
+    @Test func aTypedAsyncProjectorMovesPastOtherEventsWithoutMissingItsOwn() async throws {
+        final class Wanted: Projector, @unchecked Sendable {
+            let name = "test_wanted"
+            let mode = ProjectorMode.async
+            let tables: [String] = []
+            let eventTypes: [String]? = ["test.wanted"]
+            let lock = NSLock()
+            var seen: [String] = []
+            func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+                lock.withLock { seen += events.map(\.data) }
+            }
+        }
+        try await TestDatabase.withAppClient { _, client in
+            let store = ProjectionFixtures.store(client)
+            let projector = Wanted()
+            let runner = AsyncProjectorRunner(projector: projector, client: client, logger: logger)
+            func others(_ count: Int) async throws {
+                for _ in 0..<count { try await store.append(to: Fixtures.stream(), expected: .noStream, events: [Fixtures.event(type: "demo.logged")]) }
+            }
+            func wanted(_ n: Int) async throws {
+                try await store.append(to: Fixtures.stream(), expected: .noStream, events: [Fixtures.event(["n": n], type: "test.wanted")])
+            }
+            func checkpoint() async throws -> Int64 {
+                let rows = try await client.query("SELECT global_position FROM projection_checkpoints WHERE projector = 'test_wanted'")
+                for try await position in rows.decode(Int64.self) { return position }
+                return 0
+            }
+            func last() async throws -> Int64 {
+                let rows = try await client.query("SELECT max(global_position) FROM events")
+                for try await position in rows.decode(Int64.self) { return position }
+                return 0
+            }
+            // A few others: not worth a write.
+            try await others(10)
+            try await CatchUp.fully(runner)
+            #expect(try await checkpoint() == 0)
+            // Many: the checkpoint passes them (once the cluster's snapshot frontier has, which
+            // other tests' transactions can hold back for a moment).
+            func caughtUpToTheEnd() async throws -> Bool {
+                for _ in 0..<100 {
+                    try await CatchUp.fully(runner)
+                    if try await checkpoint() == (try await last()) { return true }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return false
+            }
+            try await others(300)
+            #expect(try await caughtUpToTheEnd())
+            // Its own, between others: applied once each, and the checkpoint ends at the log's end.
+            try await wanted(1)
+            try await others(5)
+            try await wanted(2)
+            #expect(try await caughtUpToTheEnd())
+            #expect(projector.lock.withLock { projector.seen }.map { $0.replacingOccurrences(of: " ", with: "") } == [#"{"n":1}"#, #"{"n":2}"#])
         }
     }
 

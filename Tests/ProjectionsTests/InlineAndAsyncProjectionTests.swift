@@ -120,7 +120,8 @@ import TestSupport
             // Many: the checkpoint passes them (once the cluster's snapshot frontier has, which
             // other tests' transactions can hold back for a moment).
             func caughtUpToTheEnd() async throws -> Bool {
-                for _ in 0..<100 {
+                // Up to 30 s: the whole suite's tests share the cluster, and its frontier.
+                for _ in 0..<600 {
                     try await CatchUp.fully(runner)
                     if try await checkpoint() == (try await last()) { return true }
                     try await Task.sleep(for: .milliseconds(50))

@@ -61,6 +61,9 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(ProblemMiddleware(routes: routes))
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
+    // After the body is in, before anything that reads the database (authentication included).
+    router.middlewares.add(DatabaseWaitMiddleware(
+        limit: dependencies.edge.databaseWait, probe: DatabaseProbe(client: dependencies.client, logger: dependencies.logger)))
     router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
     router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))
     router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: max(dependencies.maxBodyBytes, dependencies.maxIngestBytes),

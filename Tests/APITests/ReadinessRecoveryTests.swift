@@ -57,11 +57,23 @@ import TestSupport
             try await migrator.migrate(on: client, logger: logger)
             let clock = MutableClock(Date())
             let app = buildApplication(try await AppDependencies(
-                client: client, keys: AppHarness.keys, clock: clock, migrator: migrator, logger: logger, readinessTimeout: .seconds(10)))
+                client: client, keys: AppHarness.keys, clock: clock, migrator: migrator, logger: logger, readinessTimeout: .seconds(10),
+                edge: EdgeLimits(databaseWait: .seconds(1))))
             try await app.test(.router) { http in
                 #expect(try await readyStatus(http) == .ok)
+                let token = try #require(try await http.register("outage@example.com").string("access_token"))
                 _ = try await pg("stop", directory.path)
                 #expect(try await readyStatus(http) == .serviceUnavailable)
+                // An API request waits about the limit (1 s here), not until the database is back.
+                let start = ContinuousClock.now
+                let me = try await http.call(.get, "/api/v1/me", token: token)
+                let waited = ContinuousClock.now - start
+                #expect(me.status == .serviceUnavailable, "\(me.text)")
+                #expect(me.headers[.retryAfter] != nil)
+                #expect(me.headers[.contentType] == "application/problem+json")
+                #expect(waited < .seconds(4), "waited \(waited)")
+                // A probe never depends on the database through authentication.
+                #expect(try await http.call(.get, "/healthz", token: token).status == .ok)
                 _ = try await pg("start", "test", directory.path)
                 let deadline = ContinuousClock.now + .seconds(20)
                 var status = HTTPResponse.Status.serviceUnavailable
@@ -71,6 +83,13 @@ import TestSupport
                     try await Task.sleep(for: .milliseconds(200))
                 }
                 #expect(status == .ok)
+                // And the API is back, without a restart.
+                var back = try await http.call(.get, "/api/v1/me", token: token)
+                for _ in 0..<50 where back.status != .ok {
+                    try await Task.sleep(for: .milliseconds(200))
+                    back = try await http.call(.get, "/api/v1/me", token: token)
+                }
+                #expect(back.status == .ok)
             }
         }
     }

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// Bounds how long an API request waits for the database (`DATABASE_WAIT_MS`, default 2 s).
+/// The pool queues a request for a connection for as long as PostgreSQL is away (a `GET /me`
+/// answered after 68 s); here, a request still running after the limit is checked against a
+/// probe of the database, and cut with a 503 and `Retry-After` when the probe gets no answer
+/// within the limit either. A slow request on a healthy database goes on; the probe is asked
+/// again after each further limit. Probes (`/healthz`, `/readyz`, `/metrics`) never wait here.
+struct DatabaseWaitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let limit: Duration
+    let probe: DatabaseProbe
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix("/api/") else { return try await next(request, context) }
+        let limit = self.limit, probe = self.probe
+        return try await withoutActuallyEscaping(next) { next in
+            // The child runs the rest of the chain and the group ends before this scope does.
+            let handler = UncheckedSendableHandler(run: next)
+            return try await withThrowingTaskGroup(of: Response?.self) { group in
+                group.addTask { try await handler.run(request, context) }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: limit)
+                        if !(await probe.answers(within: limit)) { return nil }
+                    }
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw Problem.databaseUnavailable("The database did not answer within \(limit.seconds) s; try again shortly.")
+                }
+                return response
+            }
+        }
+    }
+}
+
+/// The rest of a middleware chain, run in a child task of the group that waits for it (see
+/// `DatabaseWaitMiddleware`): Hummingbird does not mark it Sendable, and it never outlives the call.
+private struct UncheckedSendableHandler<Context: RequestContext>: @unchecked Sendable {
+    let run: (Request, Context) async throws -> Response
+}
+
+/// Whether the database answers `SELECT 1` in time. One probe serves every request that asks
+/// while it runs, and its answer is kept for a second.
+actor DatabaseProbe {
+    let client: PostgresClient
+    let logger: Logger
+    var last: (answered: Bool, at: ContinuousClock.Instant)?
+    var running: Task<Bool, Never>?
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func answers(within limit: Duration) async -> Bool {
+        if let last, ContinuousClock.now - last.at < .seconds(1) { return last.answered }
+        if let running { return await running.value }
+        let client = self.client, logger = self.logger
+        // Not a child of the asking request: a request that ends must not cancel the answer others wait for.
+        let task = Task<Bool, Never> {
+            do {
+                try await withTimeout(limit) { try await client.run("SELECT 1", logger: logger) }
+                return true
+            } catch {
+                return false
+            }
+        }
+        running = task
+        let answered = await task.value
+        last = (answered, ContinuousClock.now)
+        running = nil
+        return answered
+    }
+}

@@ -30,12 +30,13 @@ public struct AppDependencies: Sendable {
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2),
-        allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits()
+        allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
         let tokens = try await AccessTokens(keys: keys, clock: clock)
-        let accounts = try await AccountService(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
+        let accounts = try await AccountService(
+            store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)
         let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks)
         self.client = client
         self.store = store

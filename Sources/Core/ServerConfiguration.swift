@@ -28,6 +28,8 @@ public struct ServerConfiguration: Sendable {
     public var remindersInServe = true
     /// Time limits at the HTTP edge.
     public var edge = EdgeLimits()
+    /// `REGISTRATIONS_PER_ADDRESS`: registrations one address may make in 15 minutes.
+    public var registrationsPerAddress = 10
 
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -98,7 +100,8 @@ public struct ServerConfiguration: Sendable {
                 bodyTimeout: .seconds(try integer("HTTP_BODY_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
                 idleTimeout: .seconds(try integer("HTTP_IDLE_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
                 databaseWait: .milliseconds(try integer("DATABASE_WAIT_MS", default: 2_000, in: 100...600_000)),
-                shutdownGrace: .seconds(try integer("SHUTDOWN_GRACE_SECONDS", default: 10, in: 1...600))))
+                shutdownGrace: .seconds(try integer("SHUTDOWN_GRACE_SECONDS", default: 10, in: 1...600))),
+            registrationsPerAddress: try integer("REGISTRATIONS_PER_ADDRESS", default: 10, in: 1...1_000_000))
     }
 }
 

@@ -48,7 +48,8 @@ struct Serve: AsyncParsableCommand {
         let dependencies = try await AppDependencies(
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
             maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes,
-            allowPrivateWebhooks: configuration.webhookAllowPrivate, edge: configuration.edge)
+            allowPrivateWebhooks: configuration.webhookAllowPrivate, edge: configuration.edge,
+            registrationsPerAddress: configuration.registrationsPerAddress)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),

@@ -98,6 +98,57 @@ import TestSupport
         }
     }
 
+    /// Issue 9: failures lock out one (account, address) pair; from elsewhere the owner is only
+    /// slowed down; successes, parallel or not, never count.
+    @Test func failuresElsewhereSlowTheOwnerDownButNeverLockThemOut() async throws {
+        try await AppHarness.with { harness, http in
+            try await http.register("owner@example.com")
+            let sessions = harness.accounts.sessions
+            let attacker = "198.51.100.7", owner = "203.0.113.9"
+            for _ in 0..<5 {
+                await #expect(throws: AuthError.invalidCredentials) {
+                    try await sessions.login(email: "owner@example.com", password: "wrong password!", address: attacker)
+                }
+            }
+            // The attacker's address is locked out for this account, even with the right password.
+            do {
+                _ = try await sessions.login(email: "owner@example.com", password: "correct horse battery", address: attacker)
+                Issue.record("the attacker's address got in")
+            } catch {
+                #expect(String(describing: error).contains("throttled"), "\(error)")
+            }
+            // The owner, elsewhere, gets in, about a second slower.
+            let start = ContinuousClock.now
+            _ = try await sessions.login(email: "owner@example.com", password: "correct horse battery", address: owner)
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+            // Past the window the slow-down is over; successes meanwhile never count.
+            harness.clock.advance(by: 15 * 60 + 1)
+            // Six correct logins at once from one address, then ten more one by one: none is refused.
+            let parallel = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { (try? await sessions.login(email: "owner@example.com", password: "correct horse battery", address: owner)) != nil }
+                }
+                return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+            }
+            #expect(parallel == 6)
+            for _ in 0..<10 { _ = try await sessions.login(email: "owner@example.com", password: "correct horse battery", address: owner) }
+        }
+    }
+
+    @Test func registrationsFromOneAddressAreThrottled() async throws {
+        try await AppHarness.with(registrationsPerAddress: 3) { harness, http in
+            // Refused by the rules: not counted.
+            #expect(try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"bad","password":"short","name":"A","timezone":"UTC"}"#).status == .unprocessableContent)
+            for n in 0..<3 { #expect(try await http.register("new\(n)@example.com").status == .created) }
+            let fourth = try await http.register("new3@example.com")
+            #expect(fourth.status == .tooManyRequests, "\(fourth.text)")
+            #expect(fourth.headers[.retryAfter] != nil)
+            // From the command line (no address), an operator is not throttled.
+            _ = try await harness.accounts.sessions.register(.init(email: "cli@example.com", password: "correct horse battery", name: "C", timezone: "UTC"))
+        }
+    }
+
     @Test func twentyFailuresFromOneAddressAreThrottled() async throws {
         try await AppHarness.with { harness, http in
             for attempt in 0..<20 {
@@ -207,5 +258,36 @@ import TestSupport
             #expect(users.map(\.email) == ["reset@example.com"])
             await #expect(throws: ResourceError.notFound) { try await harness.accounts.operators.resetPassword(email: "nobody@example.com") }
         }
+    }
+}
+
+/// The gate behind the throttle's turns and the bound on new password hashes.
+@Suite struct AsyncGatesTests {
+    actor Tally {
+        var current = 0, most = 0
+        func enter() { current += 1; most = max(most, current) }
+        func leave() { current -= 1 }
+    }
+
+    @Test func atMostTheCapacityHoldAKeyAtOnceAndOtherKeysDoNotWait() async throws {
+        let gates = AsyncGates(), tally = Tally(), other = Tally()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<8 {
+                group.addTask {
+                    let (key, counter) = n < 6 ? ("a", tally) : ("b-\(n)", other)
+                    try await gates.run(key, capacity: 2) {
+                        await counter.enter()
+                        try await Task.sleep(for: .milliseconds(30))
+                        await counter.leave()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await tally.most == 2)
+        #expect(await other.most == 2)
+        // A failing holder gives its place back.
+        await #expect(throws: CancellationError.self) { try await gates.run("a") { throw CancellationError() } }
+        try await gates.run("a") {}
     }
 }

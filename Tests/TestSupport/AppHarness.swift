@@ -23,7 +23,7 @@ public struct AppHarness: Sendable {
     /// `serve` (polling every 20 ms, no listener), so reads with `min_position` see their writes.
     public static func with(
         keys: [SigningKey] = AppHarness.keys, maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, now: Date = Date(),
-        asyncProjectors: Bool = false, allowPrivateWebhooks: Bool = false,
+        asyncProjectors: Bool = false, allowPrivateWebhooks: Bool = false, registrationsPerAddress: Int = 1_000,
         _ body: @Sendable (AppHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         try await TestDatabase.withAppClient { database, client in
@@ -31,7 +31,7 @@ public struct AppHarness: Sendable {
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
             let dependencies = try await AppDependencies(
                 client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes,
-                maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks)
+                maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks, registrationsPerAddress: registrationsPerAddress)
             let app = buildApplication(dependencies)
             let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
             guard asyncProjectors else {
@@ -55,11 +55,13 @@ extension AppDependencies {
     /// What `serve` builds, on a test database, with the test signing keys.
     public static func forTests(
         client: PostgresClient, clock: any WallClock = MutableClock(Date()), maxBodyBytes: Int = 1_048_576,
-        readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = EdgeLimits(), logger: Logger = TestDatabase.logger
+        readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = EdgeLimits(),
+        // Tests register many users from the one test address; the throttle's own test sets its limit.
+        registrationsPerAddress: Int = 1_000, logger: Logger = TestDatabase.logger
     ) async throws -> AppDependencies {
         try await AppDependencies(
             client: client, keys: AppHarness.keys, clock: clock, migrator: try Migrator(directory: TestDatabase.schemaDirectory), logger: logger,
-            maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout, edge: edge)
+            maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout, edge: edge, registrationsPerAddress: registrationsPerAddress)
     }
 }
 

@@ -72,7 +72,7 @@ public struct AccountsArea: Area {
             let body = try await request.json(RegisterRequest.self, context: context)
             let (user, pair) = try await sessions.register(.init(
                 email: body.email, password: body.password, name: body.name, timezone: body.timezone,
-                language: body.language, currency: body.currency))
+                language: body.language, currency: body.currency), address: context.remoteAddress)
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(user.version)], response: TokenDTO(pair, user: user))
         }
         api.post("auth/login") { request, context in

@@ -91,9 +91,12 @@ public struct AccountService: Sendable {
     public let operators: OperatorCommands
     public var requestFingerprintKeys: [SymmetricKey] { sessions.store.tokens.requestFingerprintKeys }
 
-    public init(store: PostgresEventStore, tokens: AccessTokens, hasher: PasswordHasher, clock: any WallClock, logger: Logger) async throws {
+    public init(
+        store: PostgresEventStore, tokens: AccessTokens, hasher: PasswordHasher, clock: any WallClock, logger: Logger,
+        registrationsPerAddress: Int = 10
+    ) async throws {
         let shared = AccountsStore(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
-        sessions = try await SessionService(store: shared)
+        sessions = try await SessionService(store: shared, registrationsPerAddress: registrationsPerAddress)
         devices = DeviceService(store: shared)
         profiles = ProfileService(store: shared)
         operators = OperatorCommands(store: shared)

@@ -8,16 +8,34 @@ import Projections
 /// Registration, login, refresh tokens, sessions and passwords, and authenticating requests.
 public struct SessionService: Sendable {
     public static let refreshLifetime: TimeInterval = 30 * 24 * 3600
+    /// Failures for one account from one address before that pair gets 429.
     public static let accountFailureLimit = 5
     public static let addressFailureLimit = 20
+    /// Failures for an account from every address after which each attempt waits (1 s more per
+    /// further failure, at most `maxSlowdown`): slowed, never locked, so an attacker elsewhere
+    /// cannot lock the owner out.
+    public static let slowdownAfter = 5
+    public static let maxSlowdown: Duration = .seconds(10)
 
     let store: AccountsStore
     /// Compared against when the email is unknown, so both failures take the same time.
     let decoyHash: String
+    /// Registrations per address in the throttle's window (`REGISTRATIONS_PER_ADDRESS`).
+    let registrationsPerAddress: Int
+    /// Attempts from one address take turns (in this process), so parallel correct logins never
+    /// see each other's pending attempt as a failure.
+    let attempts = AsyncGates()
 
-    init(store: AccountsStore) async throws {
+    init(store: AccountsStore, registrationsPerAddress: Int) async throws {
         self.store = store
+        self.registrationsPerAddress = registrationsPerAddress
         decoyHash = try await store.hasher.hash(SecretToken.password())
+    }
+
+    /// How long an attempt waits after `failures` failures for its account from anywhere.
+    static func slowdown(failures: Int) -> Duration {
+        guard failures >= slowdownAfter else { return .zero }
+        return min(.seconds(failures - slowdownAfter + 1), maxSlowdown)
     }
 
     var client: PostgresClient { store.client }
@@ -40,13 +58,16 @@ public struct SessionService: Sendable {
         }
     }
 
-    public func register(_ registration: Registration) async throws -> (UserRecord, TokenPair) {
+    /// `address` (the client's, for the API; nil from the command line) is throttled: every
+    /// registration that passes the rules counts, successful or not.
+    public func register(_ registration: Registration, address: String? = nil) async throws -> (UserRecord, TokenPair) {
         let userId = UUID()
         let command = AccountCommand.register(
             userId: userId, email: registration.email, password: registration.password, name: registration.name,
             timezone: registration.timezone, language: registration.language, currency: registration.currency)
         // The rules first, so a refused registration never pays for a bcrypt hash.
         _ = try AccountDecider.decide(nil, command, DecisionTime(instant: store.clock.now(), today: LocalDate(daysSinceEpoch: 0)))
+        if let address { _ = try await store.throttle.claim([("register:\(address.prefix(64))", registrationsPerAddress)]) }
         let hash = try await store.hasher.hash(registration.password)
         let now = store.clock.now()
         do {
@@ -66,19 +87,32 @@ public struct SessionService: Sendable {
     public func login(email: String, password: String, address: String) async throws -> (UserRecord, TokenPair) {
         let email = Email.normalize(email)
         // Text that could never be an account still counts against the address, not a new key.
-        let accountKey = Email.isPlausible(email) ? "account:\(email)" : "account:invalid"
-        let keys = [accountKey, "address:\(address.prefix(64))"]
-        let attempt = try await store.throttle.claim([(keys[0], Self.accountFailureLimit), (keys[1], Self.addressFailureLimit)])
-        guard Email.isPlausible(email), !password.contains("\0") else { throw AuthError.invalidCredentials }
-        var found: (UUID, String)?
-        let rows = try await client.query("""
-            SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
-            """, logger: logger)
-        for try await row in rows.decode((UUID, String).self) { found = row }
-        let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
-        guard let (userId, _) = found, matches else { throw AuthError.invalidCredentials }
-        try await store.throttle.forgive(attempt)
-        try await store.throttle.clear(keys[0])
+        let account = Email.isPlausible(email) ? email : "invalid"
+        let address = String(address.prefix(64))
+        let (accountKey, pairKey, addressKey) = ("account:\(account)", "account-address:\(account)|\(address)", "address:\(address)")
+        // Failures from every address slow the account down; only this address's own lock it out.
+        let wait = Self.slowdown(failures: try await store.throttle.failures(accountKey))
+        if wait > .zero { try await Task.sleep(for: wait) }
+        let store = self.store, client = self.client, logger = self.logger, decoyHash = self.decoyHash
+        let userId: UUID = try await attempts.run(addressKey) {
+            let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)])
+            var found: (UUID, String)?
+            if Email.isPlausible(email), !password.contains("\0") {
+                let rows = try await client.query("""
+                    SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
+                    """, logger: logger)
+                for try await row in rows.decode((UUID, String).self) { found = row }
+            }
+            let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
+            guard let (userId, _) = found, matches else {
+                try await store.throttle.record(accountKey)
+                throw AuthError.invalidCredentials
+            }
+            // A success never counts, and ends this address's streak of failures for the account.
+            try await store.throttle.forgive(attempt)
+            try await store.throttle.clear(pairKey)
+            return userId
+        }
         let pair = try await store.startSession(userId: userId)
         return (try await store.user(userId), pair)
     }

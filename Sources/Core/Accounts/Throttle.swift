@@ -58,6 +58,19 @@ public struct Throttle: Sendable {
         return attempt
     }
 
+    /// Failures counted for `key` within the window.
+    public func failures(_ key: String) async throws -> Int {
+        let since = clock.now().addingTimeInterval(-Self.window)
+        let rows = try await client.query("SELECT count(*)::int FROM auth_failures WHERE key = \(key) AND attempted_at > \(since)", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    /// Counts a failure for `key` (one that slows down rather than refuses).
+    public func record(_ key: String) async throws {
+        try await client.run("INSERT INTO auth_failures (key, attempted_at, attempt_id) VALUES (\(key), \(clock.now()), \(UUID()))", logger: logger)
+    }
+
     /// A successful attempt does not count.
     public func forgive(_ attempt: UUID) async throws {
         try await client.run("DELETE FROM auth_failures WHERE attempt_id = \(attempt)", logger: logger)

@@ -101,6 +101,10 @@ public enum ProblemMapping {
         // A client's bytes, while the body is read: a chunked body over the limit (a declared
         // Content-Length over it is refused before reading), or framing that is not HTTP/1.1
         // (a bad chunk size, a body cut short). The client's fault, never a 500.
+        case is CancellationError:
+            // Only a shutdown past its grace period cancels a request: an answer, not a crash.
+            return Problem(type: Problem.base + "shutting-down", title: "Service unavailable", status: 503,
+                           detail: "The server is shutting down; try again shortly.", retryAfter: 5)
         case is ConnectionGuard.BodyTimedOut:
             return Problem(type: Problem.base + "request-timeout", title: "Request timeout", status: 408,
                            detail: "The request's body did not arrive in time; the connection is closed.")

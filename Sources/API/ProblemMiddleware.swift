@@ -30,7 +30,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             if let problem = ProblemMapping.problem(for: error) {
                 if problem.statusCode == 503 {
-                    context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+                    context.logger.warning(error is CancellationError ? "request cut at shutdown" : "database unavailable",
+                                           metadata: ["error": "\(String(reflecting: error))"])
                 }
                 return try ProblemTitles.localize(problem, for: request, userLanguage: userLanguage).response(from: request, context: context)
             }

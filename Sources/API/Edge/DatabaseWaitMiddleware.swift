@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// Bounds how long an API request waits for the database (`DATABASE_WAIT_MS`, default 2 s).
 /// The pool queues a request for a connection for as long as PostgreSQL is away (a `GET /me`
-/// answered after 68 s); here, a request still running after the limit is checked against a
+/// answered after 68 s); here, a request still running after half the limit is checked against a
 /// probe of the database, and cut with a 503 and `Retry-After` when the probe gets no answer
-/// within the limit either. A slow request on a healthy database goes on; the probe is asked
-/// again after each further limit. Probes (`/healthz`, `/readyz`, `/metrics`) never wait here.
+/// within the other half. A slow request on a healthy database goes on; the probe is asked
+/// again every half limit. Probes (`/healthz`, `/readyz`, `/metrics`) never wait here.
 struct DatabaseWaitMiddleware<Context: RequestContext>: RouterMiddleware {
     let limit: Duration
     let probe: DatabaseProbe
@@ -22,14 +22,15 @@ struct DatabaseWaitMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await withThrowingTaskGroup(of: Response?.self) { group in
                 group.addTask { try await handler.run(request, context) }
                 group.addTask {
+                    // Half the limit waiting, half for the probe: an outage is answered after about the limit.
                     while true {
-                        try await Task.sleep(for: limit)
-                        if !(await probe.answers(within: limit)) { return nil }
+                        try await Task.sleep(for: limit / 2)
+                        if !(await probe.answers(within: limit / 2)) { return nil }
                     }
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let response = first else {
-                    throw Problem.databaseUnavailable("The database did not answer within \(limit.seconds) s; try again shortly.")
+                    throw Problem.databaseUnavailable("The database did not answer for \(limit.seconds) s; try again shortly.")
                 }
                 return response
             }

@@ -42,8 +42,9 @@ enum JSONBody {
         return false
     }
 
-    /// On strict JSON that refusal can only be a number: the one whose replacement by 0 makes
-    /// it go away is named. When none alone does, every candidate is named.
+    /// On strict JSON that refusal is a number: the one whose replacement by 0 makes it go away
+    /// is named. When none alone does (a whole number too large, several at once), the refusal
+    /// stays the 400 it was rather than naming a guess.
     static func nameTheNumber(in data: Data, refusedWith error: DecodingError, decode: (Data) throws -> Void) -> any Error {
         let candidates = StrictJSON.fractionalNumbers(in: data)
         guard !candidates.isEmpty else { return error }
@@ -61,7 +62,7 @@ enum JSONBody {
                 return true
             }
         }
-        let named = culprits.isEmpty ? candidates : culprits
-        return ValidationFailure(named.map { FieldError($0.path, message($0)) })
+        guard !culprits.isEmpty else { return error }
+        return ValidationFailure(culprits.map { FieldError($0.path, message($0)) })
     }
 }

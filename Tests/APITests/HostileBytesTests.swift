@@ -174,6 +174,13 @@ enum RawHTTP {
                 }
                 #expect(kept.contains(" 200 "), "\(kept)")
                 #expect(keptTime > 1.8, "kept open until the idle timeout: \(keptTime)")
+                // Pipelined, the second asking to close: both are answered, then the connection closes.
+                let (pipelined, pipelinedTime) = try await Self.timed {
+                    try await RawHTTP.exchange(port: port, Array(("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                        + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8), closeWrite: false, untilClosed: true)
+                }
+                #expect(pipelined.components(separatedBy: " 200 ").count == 3, "\(pipelined)")
+                #expect(pipelinedTime < 1, "\(pipelinedTime)")
             }
         }
     }

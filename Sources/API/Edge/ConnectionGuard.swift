@@ -8,8 +8,8 @@ import NIOHTTP1
 /// - Idle: from the end of an answer (or the connection's start) to the first byte of the next
 ///   request; then the connection is closed, quietly.
 /// - Header: from a request's first byte to the end of its head; then 408, and the connection is closed.
-/// - Body: from the head to the end of the body; then the handler's read of the body fails, the
-///   answer is 408, and the connection is closed after it.
+/// - Body: the longest gap between a body's parts (and ten times that in all); then the
+///   handler's read of the body fails, the answer is 408, and the connection is closed after it.
 /// - A request that is not keep-alive (HTTP/1.0 without `Connection: keep-alive`, or
 ///   `Connection: close`) closes the connection after its answer.
 /// - A head the parser refuses (a header too large, too many headers, a bad byte) is a 400
@@ -26,14 +26,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A request's body took longer than the body timeout: the handler's read fails with this.
     struct BodyTimedOut: Error {}
 
-    enum Phase { case idle, head, body, handling }
+    /// What the timer is counting: nothing (a request is being handled), the wait for a request,
+    /// a head arriving, or a body arriving.
+    enum Phase { case handling, idle, head, body }
 
     let limits: EdgeLimits
     var phase = Phase.idle
     var timer: Scheduled<Void>?
-    var closeAfterAnswer = false
+    /// One entry per request read and not yet answered (pipelined requests queue here), in
+    /// order: whether the connection closes after its answer.
+    var unanswered: [Bool] = []
+    /// Between a request's head and the end of its body.
+    var reading = false
+    var bodyStarted = ContinuousClock.now
     var answering = false
-    var answeredEarly = false
 
     init(limits: EdgeLimits) {
         self.limits = limits
@@ -68,27 +74,33 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(var head):
+            reading = true
+            bodyStarted = .now
             phase = .body
             schedule(context, after: limits.bodyTimeout)
+            unanswered.append(!head.isKeepAlive)
             if !head.isKeepAlive {
                 // Hummingbird closes after the answer to a request that says `Connection: close`.
-                closeAfterAnswer = true
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 context.fireChannelRead(wrapInboundOut(.head(head)))
                 return
             }
         case .body:
-            break
+            // The body timeout is the longest gap between its parts, within an overall cap, so a
+            // large upload on a slow link goes on while a trickle cannot hold the connection.
+            if phase == .body, ContinuousClock.now - bodyStarted < limits.bodyTimeout * 10 {
+                schedule(context, after: min(limits.bodyTimeout, limits.bodyTimeout * 10 - (ContinuousClock.now - bodyStarted)))
+            }
         case .end:
-            cancelTimer()
-            if answeredEarly {
-                // Answered before the body ended (a 413): the connection waits for the next request.
-                answeredEarly = false
+            reading = false
+            if unanswered.isEmpty {
+                // Answered before its body ended (a 413): wait for the next request.
                 context.fireChannelRead(data)
                 becomeIdle(context)
                 return
             }
             phase = .handling
+            cancelTimer()
         }
         context.fireChannelRead(data)
     }
@@ -97,7 +109,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(var head):
             answering = true
-            if closeAfterAnswer {
+            if unanswered.first == true {
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 context.write(wrapOutboundOut(.head(head)), promise: promise)
                 return
@@ -106,15 +118,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .end:
             answering = false
-            context.write(data, promise: promise)
-            if closeAfterAnswer {
-                context.flush()
-                context.close(promise: nil)
-            } else if phase == .handling {
-                becomeIdle(context)
-            } else if phase == .body {
-                answeredEarly = true
+            let close = unanswered.isEmpty ? false : unanswered.removeFirst()
+            if close {
+                // Closed once every byte is out: closing at once would drop what the socket has not sent.
+                let written = context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenComplete { _ in context.close(promise: nil) }
+                if let promise { written.futureResult.cascade(to: promise) }
+                context.writeAndFlush(data, promise: written)
+                return
             }
+            context.write(data, promise: promise)
+            if unanswered.isEmpty, !reading { becomeIdle(context) }
             return
         }
         context.write(data, promise: promise)
@@ -128,9 +142,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A head the parser refused, before any request of this connection is being handled:
-        // nothing else will answer it but with an empty 400.
-        if error is HTTPParserError, phase == .idle || phase == .head, !answering {
+        // A head the parser refused while no request of this connection is in hand: nothing
+        // else would answer it but with an empty 400.
+        if error is HTTPParserError, unanswered.isEmpty, !reading, !answering {
             refuse(context, status: .badRequest, title: "Bad request",
                    detail: "The request is not valid HTTP/1.1 (\(error)); headers are limited to 80 KiB and 1,000 fields.")
             return
@@ -156,12 +170,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .idle:
             context.close(promise: nil)
         case .head:
-            refuse(context, status: .requestTimeout, title: "Request timeout",
-                   detail: "The request's headers did not arrive within \(limits.headerTimeout.seconds) s.")
+            if unanswered.isEmpty, !answering {
+                refuse(context, status: .requestTimeout, title: "Request timeout",
+                       detail: "The request's headers did not arrive within \(limits.headerTimeout.seconds) s.")
+            } else {
+                context.close(promise: nil)
+            }
         case .body:
             // The handler is reading the body: its read fails, it answers 408, and the
             // connection closes after that answer; if it cannot, the connection closes anyway.
-            closeAfterAnswer = true
+            if !unanswered.isEmpty { unanswered[unanswered.count - 1] = true }
             context.fireErrorCaught(BodyTimedOut())
             timer = context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(5)) { context.close(promise: nil) }
         case .handling:

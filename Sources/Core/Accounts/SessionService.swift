@@ -91,28 +91,36 @@ public struct SessionService: Sendable {
         let address = String(address.prefix(64))
         let (accountKey, pairKey, addressKey) = ("account:\(account)", "account-address:\(account)|\(address)", "address:\(address)")
         // Failures from every address slow the account down; only this address's own lock it out.
+        // A slowed account's attempts also take turns, so parallel guesses cannot share one wait.
         let wait = Self.slowdown(failures: try await store.throttle.failures(accountKey))
-        if wait > .zero { try await Task.sleep(for: wait) }
-        let store = self.store, client = self.client, logger = self.logger, decoyHash = self.decoyHash
-        let userId: UUID = try await attempts.run(addressKey) {
-            let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)])
-            var found: (UUID, String)?
-            if Email.isPlausible(email), !password.contains("\0") {
-                let rows = try await client.query("""
-                    SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
-                    """, logger: logger)
-                for try await row in rows.decode((UUID, String).self) { found = row }
+        let store = self.store, client = self.client, logger = self.logger, decoyHash = self.decoyHash, attempts = self.attempts
+        @Sendable func check() async throws -> UUID {
+            try await attempts.run(addressKey) {
+                let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)])
+                var found: (UUID, String)?
+                if Email.isPlausible(email), !password.contains("\0") {
+                    let rows = try await client.query("""
+                        SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
+                        """, logger: logger)
+                    for try await row in rows.decode((UUID, String).self) { found = row }
+                }
+                let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
+                guard let (userId, _) = found, matches else {
+                    try await store.throttle.record(accountKey)
+                    throw AuthError.invalidCredentials
+                }
+                // A success never counts, and ends this address's streak of failures for the account.
+                try await store.throttle.forgive(attempt)
+                try await store.throttle.clear(pairKey)
+                return userId
             }
-            let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
-            guard let (userId, _) = found, matches else {
-                try await store.throttle.record(accountKey)
-                throw AuthError.invalidCredentials
-            }
-            // A success never counts, and ends this address's streak of failures for the account.
-            try await store.throttle.forgive(attempt)
-            try await store.throttle.clear(pairKey)
-            return userId
         }
+        let userId = wait > .zero
+            ? try await attempts.run(accountKey) {
+                try await Task.sleep(for: wait)
+                return try await check()
+            }
+            : try await check()
         let pair = try await store.startSession(userId: userId)
         return (try await store.user(userId), pair)
     }

@@ -47,7 +47,7 @@ public enum AuthError: ProblemDescribing, Equatable {
     public var detail: String {
         switch self {
         case .invalidCredentials: "The email or the password is wrong."
-        case .throttled(let seconds): "Too many failed attempts; try again in \(seconds) seconds."
+        case .throttled(let seconds): "Too many attempts; try again in \(seconds) seconds."
         case .unauthenticated(let detail), .forbidden(let detail): detail
         case .invalidRefreshToken: "The refresh token is not valid (spent, expired or revoked); log in again."
         case .emailTaken: "An account with this email already exists."

@@ -12,6 +12,11 @@ import Projections
 
 /// An application on its own database, driven through HTTP by HummingbirdTesting.
 public struct AppHarness: Sendable {
+    /// The whole suite loads the machine far past what a server sees: a request can wait more
+    /// than the 2 s the database wait allows without the database being away. Tests of the wait
+    /// itself set their own limit.
+    public static let edge = EdgeLimits(databaseWait: .seconds(30))
+
     public let database: TestDatabase
     public let client: PostgresClient
     public let accounts: AccountService
@@ -31,7 +36,8 @@ public struct AppHarness: Sendable {
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
             let dependencies = try await AppDependencies(
                 client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes,
-                maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks, registrationsPerAddress: registrationsPerAddress)
+                maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks, edge: AppHarness.edge,
+                registrationsPerAddress: registrationsPerAddress)
             let app = buildApplication(dependencies)
             let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
             guard asyncProjectors else {
@@ -55,7 +61,7 @@ extension AppDependencies {
     /// What `serve` builds, on a test database, with the test signing keys.
     public static func forTests(
         client: PostgresClient, clock: any WallClock = MutableClock(Date()), maxBodyBytes: Int = 1_048_576,
-        readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = EdgeLimits(),
+        readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = AppHarness.edge,
         // Tests register many users from the one test address; the throttle's own test sets its limit.
         registrationsPerAddress: Int = 1_000, logger: Logger = TestDatabase.logger
     ) async throws -> AppDependencies {

@@ -12,8 +12,12 @@ import Synchronization
 /// `Idempotency-Key` on POST: the same key with the same request replays the first response
 /// (status and body); the same key with another request is 422. Keys are per user, kept at least
 /// 24 hours. Only successful responses are kept: a failed request may be retried with its key.
-/// Secrets in a response (a device key, tokens, a pairing code) are never stored: a replay says
-/// what was created, with those fields left out, and the `Idempotent-Replayed` header.
+/// Secrets in a response (a device key, a pairing code) are never stored in the clear: the whole
+/// answer is sealed (AES-GCM) under a key derived from the server's key and the client's
+/// Idempotency-Key, and the key itself is kept only as a keyed hash, so neither a database dump
+/// nor the server's key alone opens it. A replay within 24 hours is the whole answer; later (the
+/// sealed copy is gone) it says what was created, without the secrets. Every replay carries the
+/// `Idempotent-Replayed` header.
 ///
 /// The key also seeds the ids the command creates (`CommandContext.newId`), so the work itself is
 /// idempotent, not only the answer: a retry whose first attempt is still running waits for its
@@ -33,12 +37,15 @@ struct IdempotencyMiddleware: RouterMiddleware {
     var inFlightWait: Duration = .seconds(5)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post, let key = request.headers[Self.header], let userId = context.identity?.userId else {
+        guard request.method == .post, let clientKey = request.headers[Self.header], let userId = context.identity?.userId else {
             return try await next(request, context)
         }
-        guard !key.isEmpty, key.count <= 200 else {
+        guard !clientKey.isEmpty, clientKey.count <= 200 else {
             throw Problem.invalid([.init(field: "Idempotency-Key", message: "must be 1 to 200 characters")])
         }
+        // The client's key is kept only as a keyed hash: with it, a dump could open the sealed answers.
+        guard let keyHashKey = fingerprintKeys.first else { return try await next(request, context) }
+        let key = Self.digest(clientKey, using: keyHashKey)
         var request = request
         let body = try await request.collectBody(upTo: maxBodyBytes)
         // The kind of credential is part of the request: a device key never replays a user's answer.
@@ -54,7 +61,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         // key or another body never meets this request's ids, and a dump reveals no body.
         var seedMessage = Data(userId.uuidString.utf8)
         seedMessage.append(0)
-        seedMessage.append(Data(key.utf8))
+        seedMessage.append(Data(clientKey.utf8))
         seedMessage.append(0)
         seedMessage.append(Data(buffer: requestHash))
         var context = context
@@ -65,7 +72,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             // Answered already (replayed), another request (422), or still running: wait for it.
             let polls = Int(inFlightWait / .milliseconds(50))
             for poll in 0...polls {
-                switch try await replay(userId: userId, key: key, fingerprints: fingerprints, logger: logger) {
+                switch try await replay(userId: userId, key: key, clientKey: clientKey, fingerprints: fingerprints, logger: logger) {
                 case .answered(let stored):
                     return stored
                 case .absent:
@@ -108,6 +115,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
             if claimed { try? await release(userId: userId, key: key, logger: logger) }
             throw error
         }
+        let kept = Self.withoutSecrets(bytes)
+        // Only an answer that had secrets is sealed; the others are kept as they are.
+        let sealed = kept == bytes ? nil : try? Self.seal(bytes, userId: userId, clientKey: clientKey, serverKey: keyHashKey)
         // The work is done: keeping the answer must not turn it into a failure. A failure to keep
         // it is retried briefly, then logged; a retry then runs the command again, which finds
         // its events by their ids and answers from them.
@@ -115,10 +125,13 @@ struct IdempotencyMiddleware: RouterMiddleware {
             do {
                 try await client.run("""
                     UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
-                      body = \(Self.withoutSecrets(bytes)), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
+                      body = \(kept), sealed_body = \(sealed), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
                     WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND request_hash = ANY(\(fingerprints))
                     """, logger: logger)
                 try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
+                try? await client.run("""
+                    UPDATE idempotency_keys SET sealed_body = NULL WHERE sealed_body IS NOT NULL AND created_at < \(now.addingTimeInterval(-Self.sealedFor))
+                    """, logger: logger)
                 break
             } catch {
                 if attempt == 3 {
@@ -134,6 +147,37 @@ struct IdempotencyMiddleware: RouterMiddleware {
     }
 
     static let secretFields: Set<String> = ["api_key", "access_token", "refresh_token", "code"]
+    /// How long a sealed answer (one with secrets) can be replayed whole.
+    static let sealedFor: TimeInterval = 24 * 3600
+
+    /// The stored form of a client's Idempotency-Key.
+    static func digest(_ clientKey: String, using serverKey: SymmetricKey) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("idempotency-key\0\(clientKey)".utf8), using: serverKey)).base64EncodedString()
+    }
+
+    /// The sealing key of one user's answer under one client key: HKDF over the server's key,
+    /// with the client's key as the info it is bound to.
+    static func sealingKey(userId: UUID, clientKey: String, serverKey: SymmetricKey) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: serverKey, salt: Data(userId.uuidString.utf8),
+                               info: Data("idempotent-answer\0\(clientKey)".utf8), outputByteCount: 32)
+    }
+
+    static func seal(_ body: ByteBuffer, userId: UUID, clientKey: String, serverKey: SymmetricKey) throws -> ByteBuffer {
+        let box = try AES.GCM.seal(Data(buffer: body), using: sealingKey(userId: userId, clientKey: clientKey, serverKey: serverKey))
+        guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
+        return ByteBuffer(bytes: combined)
+    }
+
+    /// The whole answer, when one of the server's keys opens it (a rotated-out key does not).
+    func open(_ sealed: ByteBuffer, userId: UUID, clientKey: String) -> ByteBuffer? {
+        for serverKey in fingerprintKeys {
+            guard let box = try? AES.GCM.SealedBox(combined: Data(buffer: sealed)),
+                  let plain = try? AES.GCM.open(box, using: Self.sealingKey(userId: userId, clientKey: clientKey, serverKey: serverKey))
+            else { continue }
+            return ByteBuffer(bytes: plain)
+        }
+        return nil
+    }
 
     /// The body to keep: a JSON object loses its secret fields; anything else is kept as is.
     static func withoutSecrets(_ body: ByteBuffer) -> ByteBuffer {
@@ -174,12 +218,15 @@ struct IdempotencyMiddleware: RouterMiddleware {
     }
 
     /// The stored answer, or where the first attempt stands. Another request under the same key is 422.
-    private func replay(userId: UUID, key: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Stored {
+    private func replay(userId: UUID, key: String, clientKey: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Stored {
         let rows = try await client.query("""
-            SELECT request_hash, status, content_type, body, etag, location, created_at FROM idempotency_keys
+            SELECT request_hash, status, content_type, body, etag, location, created_at, sealed_body FROM idempotency_keys
             WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)
-        for try await (hash, status, contentType, body, etag, location, created) in rows.decode((ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?, Date).self) {
+        for try await (hash, status, contentType, kept, etag, location, created, sealed) in rows.decode(
+            (ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?, Date, ByteBuffer?).self)
+        {
+            let body = sealed.flatMap { open($0, userId: userId, clientKey: clientKey) } ?? kept
             guard fingerprints.contains(hash) else {
                 throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
             }

@@ -39,9 +39,14 @@ import TestSupport
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Generous: the first start of the debug binary, with the whole suite on 2 cores, once
+        // took over a minute in CI; a command killed here is recorded as such, not misread.
+        let deadline = ContinuousClock.now + .seconds(180)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("lifelog \(arguments.joined(separator: " ")) still ran after 180 s")
+        }
         return Outcome(status: process.terminationStatus,
                        stdout: try String(contentsOf: out, encoding: .utf8), stderr: try String(contentsOf: err, encoding: .utf8))
     }

@@ -117,19 +117,22 @@ import TestSupport
             try await others(10)
             try await CatchUp.fully(runner)
             #expect(try await checkpoint() == 0)
-            // Many: the checkpoint passes them (once the cluster's snapshot frontier has, which
-            // other tests' transactions can hold back for a moment).
-            func caughtUpToTheEnd() async throws -> Bool {
+            // Many: the checkpoint passes them, to within fewer than 256 of the end (a frontier that
+            // other tests' transactions held back may have let it stop short, and the rest are too
+            // few to be worth a write).
+            func caughtUp(within distance: Int64) async throws -> Bool {
                 // Up to 30 s: the whole suite's tests share the cluster, and its frontier.
                 for _ in 0..<600 {
                     try await CatchUp.fully(runner)
-                    if try await checkpoint() == (try await last()) { return true }
+                    let (at, end) = (try await checkpoint(), try await last())
+                    if at > 0, end - at < distance { return true }
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 return false
             }
+            func caughtUpToTheEnd() async throws -> Bool { try await caughtUp(within: 1) }
             try await others(300)
-            #expect(try await caughtUpToTheEnd())
+            #expect(try await caughtUp(within: 256))
             // Its own, between others: applied once each, and the checkpoint ends at the log's end.
             try await wanted(1)
             try await others(5)

@@ -261,6 +261,19 @@ import TestSupport
     }
 }
 
+/// What the throttles count an address as.
+@Suite struct ClientAddressTests {
+    @Test func ipv6CountsPerSlash64AndIPv4Whole() {
+        let key = ClientAddress.throttleKey
+        #expect(key("2001:db8:1:2::5") == key("2001:db8:1:2:ffff:ffff:ffff:9"))
+        #expect(key("2001:db8:1:2::5") == "2001:db8:1:2::/64")
+        #expect(key("2001:db8:1:3::5") != key("2001:db8:1:2::5"))
+        #expect(key("198.51.100.7") == "198.51.100.7")
+        #expect(key("::ffff:198.51.100.7") == "198.51.100.7")
+        #expect(key("unknown") == "unknown")
+    }
+}
+
 /// The gate behind the throttle's turns and the bound on new password hashes.
 @Suite struct AsyncGatesTests {
     actor Tally {

@@ -67,7 +67,7 @@ public struct SessionService: Sendable {
             timezone: registration.timezone, language: registration.language, currency: registration.currency)
         // The rules first, so a refused registration never pays for a bcrypt hash.
         _ = try AccountDecider.decide(nil, command, DecisionTime(instant: store.clock.now(), today: LocalDate(daysSinceEpoch: 0)))
-        if let address { _ = try await store.throttle.claim([("register:\(address.prefix(64))", registrationsPerAddress)]) }
+        if let address { _ = try await store.throttle.claim([("register:\(ClientAddress.throttleKey(address))", registrationsPerAddress)]) }
         let hash = try await store.hasher.hash(registration.password)
         let now = store.clock.now()
         do {
@@ -88,7 +88,7 @@ public struct SessionService: Sendable {
         let email = Email.normalize(email)
         // Text that could never be an account still counts against the address, not a new key.
         let account = Email.isPlausible(email) ? email : "invalid"
-        let address = String(address.prefix(64))
+        let address = ClientAddress.throttleKey(address)
         let (accountKey, pairKey, addressKey) = ("account:\(account)", "account-address:\(account)|\(address)", "address:\(address)")
         // Failures from every address slow the account down; only this address's own lock it out.
         // A slowed account's attempts also take turns, so parallel guesses cannot share one wait.

@@ -38,20 +38,16 @@ import Glibc
     ]
 
     @Test func clientBytesAreA413OrA400NeverA500() async throws {
-        try await TestDatabase.withAppClient { _, client in
-            let app = buildApplication(try await AppDependencies.forTests(client: client))
-            try await app.test(.live) { http in
-                let port = try #require(http.port)
-                for item in Self.cases {
-                    let answer = try await RawHTTP.exchange(port: port, item.bytes, closeWrite: item.closeWrite)
-                    let statusLine = answer.split(separator: "\r\n").first.map(String.init) ?? ""
-                    #expect(statusLine.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.name): \(answer.prefix(300))")
-                    #expect(answer.contains("application/problem+json"), "\(item.name): \(answer.prefix(300))")
-                }
-                // The server is still there for well-formed requests.
-                let healthy = try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), closeWrite: false)
-                #expect(healthy.hasPrefix("HTTP/1.1 200"))
+        try await RawHTTP.withLiveServer { port in
+            for item in Self.cases {
+                let answer = try await RawHTTP.exchange(port: port, item.bytes, closeWrite: item.closeWrite)
+                let statusLine = answer.split(separator: "\r\n").first.map(String.init) ?? ""
+                #expect(statusLine.hasPrefix("HTTP/1.1 \(item.status)"), "\(item.name): \(answer.prefix(300))")
+                #expect(answer.contains("application/problem+json"), "\(item.name): \(answer.prefix(300))")
             }
+            // The server is still there for well-formed requests.
+            let healthy = try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), closeWrite: false)
+            #expect(healthy.hasPrefix("HTTP/1.1 200"))
         }
     }
 }
@@ -59,6 +55,14 @@ import Glibc
 /// A raw HTTP/1.1 exchange over a loopback socket: the bytes as given, the answer as text.
 enum RawHTTP {
     struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// A live server on loopback, for bytes no HTTP client would send; `body` gets its port.
+    static func withLiveServer(edge: EdgeLimits = AppHarness.edge, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let app = buildApplication(try await AppDependencies.forTests(client: client, edge: edge))
+            try await app.test(.live) { http in try await body(try #require(http.port)) }
+        }
+    }
 
     /// The exchange on a thread of its own: its blocking reads must not hold one of the few
     /// threads the server's own async work runs on (two blocked tests starved it on 2 cores).
@@ -74,19 +78,11 @@ enum RawHTTP {
 
     /// `untilClosed` reads until the server closes the connection (or the timeout), not just one answer.
     static func blockingExchange(port: Int, _ bytes: [UInt8], closeWrite: Bool, timeoutSeconds: Int, untilClosed: Bool) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        defer { close(fd) }
+        let connection = try RawSocket(port: port)
+        defer { connection.close() }
+        let fd = connection.fd
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "connect: \(errno)") }
         var sent = 0
         while sent < bytes.count {
             // MSG_NOSIGNAL: a server that answers early and closes must not kill the test with SIGPIPE.
@@ -125,80 +121,68 @@ enum RawHTTP {
     }
 
     @Test func slowHeadsSlowBodiesAndIdleConnectionsAreClosed() async throws {
-        try await TestDatabase.withAppClient { _, client in
-            let app = buildApplication(try await AppDependencies.forTests(client: client, edge: Self.limits))
-            try await app.test(.live) { http in
-                let port = try #require(http.port)
-                // Half a head, then nothing: 408 once the header timeout passes.
-                let (slowHead, headTime) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a".utf8), closeWrite: false, untilClosed: true)
-                }
-                #expect(slowHead.hasPrefix("HTTP/1.1 408"), "\(slowHead)")
-                #expect(slowHead.contains("application/problem+json"))
-                #expect(headTime > 0.8 && headTime < 3, "\(headTime)")
-                // A head, then a body that stops short: 408 from the route, and the connection closes.
-                let (slowBody, bodyTime) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":".utf8),
-                                         closeWrite: false, untilClosed: true)
-                }
-                #expect(slowBody.hasPrefix("HTTP/1.1 408"), "\(slowBody)")
-                #expect(slowBody.contains("application/problem+json"))
-                #expect(bodyTime > 0.8 && bodyTime < 3, "\(bodyTime)")
-                // Nothing at all: closed after the idle timeout, without an answer.
-                let (idle, idleTime) = try await Self.timed { try await RawHTTP.exchange(port: port, [], closeWrite: false, untilClosed: true) }
-                #expect(idle.isEmpty, "\(idle)")
-                #expect(idleTime > 1.8 && idleTime < 4, "\(idleTime)")
-                // A keep-alive connection is idle again after each answer: a second request is served.
-                let (two, _) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
-                                         closeWrite: false, untilClosed: true)
-                }
-                #expect(two.components(separatedBy: "HTTP/1.1 200").count == 3, "\(two)")
+        try await RawHTTP.withLiveServer(edge: Self.limits) { port in
+            // Half a head, then nothing: 408 once the header timeout passes.
+            let (slowHead, headTime) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a".utf8), closeWrite: false, untilClosed: true)
             }
+            #expect(slowHead.hasPrefix("HTTP/1.1 408"), "\(slowHead)")
+            #expect(slowHead.contains("application/problem+json"))
+            #expect(headTime > 0.8 && headTime < 3, "\(headTime)")
+            // A head, then a body that stops short: 408 from the route, and the connection closes.
+            let (slowBody, bodyTime) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":".utf8),
+                                     closeWrite: false, untilClosed: true)
+            }
+            #expect(slowBody.hasPrefix("HTTP/1.1 408"), "\(slowBody)")
+            #expect(slowBody.contains("application/problem+json"))
+            #expect(bodyTime > 0.8 && bodyTime < 3, "\(bodyTime)")
+            // Nothing at all: closed after the idle timeout, without an answer.
+            let (idle, idleTime) = try await Self.timed { try await RawHTTP.exchange(port: port, [], closeWrite: false, untilClosed: true) }
+            #expect(idle.isEmpty, "\(idle)")
+            #expect(idleTime > 1.8 && idleTime < 4, "\(idleTime)")
+            // A keep-alive connection is idle again after each answer: a second request is served.
+            let (two, _) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+                                     closeWrite: false, untilClosed: true)
+            }
+            #expect(two.components(separatedBy: "HTTP/1.1 200").count == 3, "\(two)")
         }
     }
 
     @Test func http10ClosesAfterTheAnswerUnlessKeepAliveWasAsked() async throws {
-        try await TestDatabase.withAppClient { _, client in
-            let app = buildApplication(try await AppDependencies.forTests(client: client, edge: Self.limits))
-            try await app.test(.live) { http in
-                let port = try #require(http.port)
-                let (plain, plainTime) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
-                }
-                #expect(plain.contains(" 200 "), "\(plain)")
-                #expect(plain.lowercased().contains("connection: close"), "\(plain)")
-                #expect(plainTime < 1, "closed after the answer, not by the idle timeout: \(plainTime)")
-                let (kept, keptTime) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
-                }
-                #expect(kept.contains(" 200 "), "\(kept)")
-                #expect(keptTime > 1.8, "kept open until the idle timeout: \(keptTime)")
-                // Pipelined, the second asking to close: both are answered, then the connection closes.
-                let (pipelined, pipelinedTime) = try await Self.timed {
-                    try await RawHTTP.exchange(port: port, Array(("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-                        + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8), closeWrite: false, untilClosed: true)
-                }
-                #expect(pipelined.components(separatedBy: " 200 ").count == 3, "\(pipelined)")
-                #expect(pipelinedTime < 1, "\(pipelinedTime)")
+        try await RawHTTP.withLiveServer(edge: Self.limits) { port in
+            let (plain, plainTime) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
             }
+            #expect(plain.contains(" 200 "), "\(plain)")
+            #expect(plain.lowercased().contains("connection: close"), "\(plain)")
+            #expect(plainTime < 1, "closed after the answer, not by the idle timeout: \(plainTime)")
+            let (kept, keptTime) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".utf8), closeWrite: false, untilClosed: true)
+            }
+            #expect(kept.contains(" 200 "), "\(kept)")
+            #expect(keptTime > 1.8, "kept open until the idle timeout: \(keptTime)")
+            // Pipelined, the second asking to close: both are answered, then the connection closes.
+            let (pipelined, pipelinedTime) = try await Self.timed {
+                try await RawHTTP.exchange(port: port, Array(("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                    + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8), closeWrite: false, untilClosed: true)
+            }
+            #expect(pipelined.components(separatedBy: " 200 ").count == 3, "\(pipelined)")
+            #expect(pipelinedTime < 1, "\(pipelinedTime)")
         }
     }
 
     @Test func headsTheParserRefusesAreProblemJSON() async throws {
-        try await TestDatabase.withAppClient { _, client in
-            let app = buildApplication(try await AppDependencies.forTests(client: client))
-            try await app.test(.live) { http in
-                let port = try #require(http.port)
-                let bigHeader = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"
-                let manyHeaders = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): a\r\n" }.joined() + "\r\n"
-                let hugeURL = "GET /\(String(repeating: "a", count: 1_000_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
-                let badByte = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{01}b\r\n\r\n"
-                for (name, text) in [("a 100 KB header", bigHeader), ("10,000 headers", manyHeaders), ("a 1 MB URL", hugeURL), ("a control byte", badByte)] {
-                    let answer = try await RawHTTP.exchange(port: port, Array(text.utf8), closeWrite: false)
-                    #expect(answer.hasPrefix("HTTP/1.1 400"), "\(name): \(answer.prefix(200))")
-                    #expect(answer.contains("application/problem+json"), "\(name): \(answer.prefix(300))")
-                }
+        try await RawHTTP.withLiveServer { port in
+            let bigHeader = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"
+            let manyHeaders = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): a\r\n" }.joined() + "\r\n"
+            let hugeURL = "GET /\(String(repeating: "a", count: 1_000_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
+            let badByte = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{01}b\r\n\r\n"
+            for (name, text) in [("a 100 KB header", bigHeader), ("10,000 headers", manyHeaders), ("a 1 MB URL", hugeURL), ("a control byte", badByte)] {
+                let answer = try await RawHTTP.exchange(port: port, Array(text.utf8), closeWrite: false)
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(name): \(answer.prefix(200))")
+                #expect(answer.contains("application/problem+json"), "\(name): \(answer.prefix(300))")
             }
         }
     }

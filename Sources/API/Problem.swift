@@ -105,6 +105,12 @@ public enum ProblemMapping {
             // Only a shutdown past its grace period cancels a request: an answer, not a crash.
             return Problem(type: Problem.base + "shutting-down", title: "Service unavailable", status: 503,
                            detail: "The server is shutting down; try again shortly.", retryAfter: 5)
+        case let strict as StrictJSON.Issue:
+            // Not JSON is malformed (400); JSON that cannot be kept as sent names its field (422).
+            switch strict {
+            case .syntax(let why): return .badRequest("The body is not valid JSON: \(why).")
+            case .field(let path, let message): return .invalid([Problem.FieldError(field: path, message: message)])
+            }
         case is ConnectionGuard.BodyTimedOut:
             return Problem(type: Problem.base + "request-timeout", title: "Request timeout", status: 408,
                            detail: "The request's body did not arrive in time; the connection is closed.")

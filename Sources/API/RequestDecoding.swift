@@ -11,7 +11,7 @@ extension Request {
         let body = try await request.collectBody(upTo: context.maxUploadSize)
         guard body.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
         let data = Data(buffer: body)
-        try JSONBody.check(data, fieldRules: true)
+        try StrictJSON.check(data, fieldRules: true)
         let decoder = AppRequestContext.makeDecoder()
         do {
             return try decoder.decode(T.self, from: data)
@@ -22,19 +22,6 @@ extension Request {
 }
 
 enum JSONBody {
-    /// Refuses what is not JSON (400) and, with `fieldRules`, what is JSON but cannot be kept
-    /// as sent (422 naming the field).
-    static func check(_ data: Data, fieldRules: Bool) throws {
-        do {
-            try StrictJSON.check(data, fieldRules: fieldRules)
-        } catch {
-            switch error {
-            case .syntax(let why): throw Problem.badRequest("The body is not valid JSON: \(why).")
-            case .field(let path, let message): throw ValidationFailure(path, message)
-            }
-        }
-    }
-
     /// Foundation's decoder refuses a number that does not fit its field (1.5 for a whole
     /// number, 1e400) as corrupt data at the root, naming no field.
     static func isUnnamedRefusal(_ error: DecodingError) -> Bool {

@@ -211,7 +211,7 @@ public struct HealthArea: Area {
         let data = Data(buffer: body)
         // Every format is JSON; the exporters' own formats are read leniently past that (a NUL
         // in a field nobody reads is no reason to lose a batch).
-        try JSONBody.check(data, fieldRules: fieldRules)
+        try StrictJSON.check(data, fieldRules: fieldRules)
         let intake = try decode(data)
         guard intake.received <= maxItems else {
             throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,

@@ -190,7 +190,9 @@ import TestSupport
             process.environment = ["PATH": "/usr/bin:/bin", "DATABASE_URL": harness.database.ownerURL.description, "DATABASE_ROLE": "",
                                    "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error", "PORT": String(port),
                                    "JWT_SECRET": "test-only-secret-0123456789-0123456789", "LIFELOG_REMINDERS": "false",
-                                   "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600"]
+                                   "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600",
+                                   // A small pool: the whole suite shares the test cluster's 200 connections.
+                                   "DATABASE_MAX_CONNECTIONS": "2"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

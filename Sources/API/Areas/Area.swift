@@ -15,6 +15,8 @@ public struct AreaContext: Sendable {
     public var accounts: AccountService
     /// `LIFELOG_WEBHOOK_ALLOW_PRIVATE`: webhook URLs may name private and loopback addresses.
     public var allowPrivateWebhooks = false
+    /// Habits' logs and states, shared by the habits routes and Today.
+    public var habitFacts = HabitFactsCache()
 }
 
 /// One area of the API (accounts, habits, tasks, …) and everything it adds to the server: its

@@ -10,7 +10,11 @@ import Projections
 /// The derived state of a habit on a day (streaks walk the calendar from the habit's start) is
 /// kept too, by habit, version, day and week start: it changes only when one of those does, so
 /// ten years of history cost one walk per habit per day, not one per request.
-actor HabitFactsCache {
+///
+/// The logs are bounded by their number, not by habits: 200 habits with ten years of logs are
+/// half a million days (about 100 MiB in the server), 30 habits with two years fifteen thousand.
+/// One per server, shared by the habits routes and Today, so a log's answer keeps both current.
+public actor HabitFactsCache {
     struct StateKey: Hashable {
         var habitId: UUID
         var version: Int64
@@ -23,10 +27,24 @@ actor HabitFactsCache {
     }
 
     private var entries: [UUID: Entry] = [:]
+    /// Logged days and freezes held in `entries`.
+    private var held = 0
+    /// Habits whose logs were read from the database and stored here, since the start.
+    private(set) var habitsRead = 0
     private var states: [StateKey: HabitState] = [:]
     private let capacity: Int
+    private let stateCapacity: Int
 
-    init(capacity: Int = 20_000) { self.capacity = capacity }
+    /// `capacity`: logged days and freezes; `stateCapacity`: derived states.
+    /// Cold reads of one owner's habits take turns (see `HabitService.facts`).
+    let coldReads = AsyncGates()
+
+    public init(capacity: Int = 1_000_000, stateCapacity: Int = 20_000) {
+        self.capacity = capacity
+        self.stateCapacity = stateCapacity
+    }
+
+    private static func size(_ entry: Entry) -> Int { entry.entries.values.count + entry.entries.freezes.count }
 
     /// The cached entries that are current for these versions, looked up by key; the ids
     /// missing are stale.
@@ -39,11 +57,17 @@ actor HabitFactsCache {
     }
 
     func store(_ fresh: [UUID: Entry]) {
-        if entries.count + fresh.count > capacity {
+        habitsRead += fresh.count
+        let adding = fresh.values.reduce(0) { $0 + Self.size($1) }
+        if held + adding > capacity {
             // Crude but bounded: drop everything; the next reads refill what is in use.
-            entries.removeAll(keepingCapacity: true)
+            entries.removeAll()
+            held = 0
         }
-        entries.merge(fresh) { _, new in new }
+        for (id, entry) in fresh {
+            held += Self.size(entry) - (entries[id].map(Self.size) ?? 0)
+            entries[id] = entry
+        }
     }
 
     /// Moves a cached entry read at `version` to `newVersion` by applying what was appended in
@@ -51,8 +75,10 @@ actor HabitFactsCache {
     /// another version is left alone (the next read reloads it).
     func advance(_ habitId: UUID, from version: Int64, to newVersion: Int64, _ apply: (inout HabitsReadModel.Entries) -> Void) {
         guard var entry = entries[habitId], entry.version == version else { return }
+        let before = Self.size(entry)
         apply(&entry.entries)
         entry.version = newVersion
+        held += Self.size(entry) - before
         entries[habitId] = entry
     }
 
@@ -63,7 +89,7 @@ actor HabitFactsCache {
     }
 
     func store(_ fresh: [StateKey: HabitState]) {
-        if states.count + fresh.count > capacity { states.removeAll(keepingCapacity: true) }
+        if states.count + fresh.count > stateCapacity { states.removeAll(keepingCapacity: true) }
         states.merge(fresh) { _, new in new }
     }
 }

@@ -30,9 +30,10 @@ public struct HabitService: Sendable {
     let habits: HabitsReadModel
     let users: AccountsReadModel
     let clock: any WallClock
-    let cache = HabitFactsCache()
+    let cache: HabitFactsCache
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, cache: HabitFactsCache = HabitFactsCache()) {
+        self.cache = cache
         commands = CommandPath(store: store)
         habits = HabitsReadModel(client: store.client, logger: logger)
         users = AccountsReadModel(client: store.client, logger: logger)
@@ -194,17 +195,25 @@ public struct HabitService: Sendable {
     func facts(_ owner: UUID, _ rows: [HabitsReadModel.Row], calendar: UserCalendar) async throws -> [(HabitsReadModel.Row, HabitFacts)] {
         guard !rows.isEmpty else { return [] }
         var entries = await cache.current(rows.map { ($0.id, $0.version) })
-        let stale = rows.filter { entries[$0.id] == nil }
-        if !stale.isEmpty {
-            let fresh = try await habits.entries(owner, stale)
-            let versioned = Dictionary(uniqueKeysWithValues: stale.map { row in
-                (row.id, HabitFactsCache.Entry(version: row.version, entries: fresh[row.id] ?? .none))
-            })
-            // Cached only when no event came between the row and its entries: a log that did
-            // would be counted again when its own request carries the cache forward.
-            let now = try await habits.versions(owner, stale.map(\.id))
-            await cache.store(versioned.filter { now[$0.key] == $0.value.version })
-            entries.merge(versioned) { _, new in new }
+        if rows.contains(where: { entries[$0.id] == nil }) {
+            // Ten requests at once after a restart (or another instance's writes) would each read
+            // years of logs; one at a time per owner, the later ones find them cached.
+            let loaded = try await cache.coldReads.run(owner.uuidString) {
+                var found = await cache.current(rows.map { ($0.id, $0.version) })
+                let stale = rows.filter { found[$0.id] == nil }
+                guard !stale.isEmpty else { return found }
+                let fresh = try await habits.entries(owner, stale)
+                let versioned = Dictionary(uniqueKeysWithValues: stale.map { row in
+                    (row.id, HabitFactsCache.Entry(version: row.version, entries: fresh[row.id] ?? .none))
+                })
+                // Cached only when no event came between the row and its entries: a log that did
+                // would be counted again when its own request carries the cache forward.
+                let now = try await habits.versions(owner, stale.map(\.id))
+                await cache.store(versioned.filter { now[$0.key] == $0.value.version })
+                found.merge(versioned) { _, new in new }
+                return found
+            }
+            entries.merge(loaded) { _, new in new }
         }
         return rows.map { row in
             let entry = entries[row.id]?.entries

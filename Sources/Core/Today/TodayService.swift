@@ -49,8 +49,9 @@ public struct TodayService: Sendable {
     let users: AccountsReadModel
     let clock: any WallClock
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        habits = HabitService(store: store, clock: clock, logger: logger)
+    /// `habitFacts`: the habits routes' cache, so Today sees their logs without reloading.
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
+        habits = HabitService(store: store, clock: clock, logger: logger, cache: habitFacts)
         tasks = TaskService(store: store, clock: clock, logger: logger)
         savings = SavingsService(store: store, clock: clock, logger: logger)
         finance = FinanceService(store: store, clock: clock, logger: logger)

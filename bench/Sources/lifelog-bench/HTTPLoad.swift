@@ -7,7 +7,7 @@ import NIOHTTP1
 /// schedule, whatever the previous ones are doing, and its latency counts from that schedule).
 struct HTTPLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "http", abstract: "GET /habits, GET /tasks?filter=today, GET /today and POST /habits/{id}/logs at a fixed rate.")
+        commandName: "http", abstract: "GET /habits, GET /tasks?filter=today, GET /today and POST /habits/{id}/logs at a fixed rate, then the same for a user with 200 habits and ten years of logs.")
 
     @Option(help: "The running server.") var baseURL = "http://127.0.0.1:8089"
     @OptionGroup var options: Options
@@ -16,6 +16,9 @@ struct HTTPLoad: AsyncParsableCommand {
     @Option(help: "Habits to seed.") var habits = 30
     @Option(help: "Days of logs to seed.") var days = 730
     @Option(help: "Tasks to seed.") var tasks = 5_000
+    @Option(help: "Habits of the user with a long history (0: none).") var historyHabits = 200
+    @Option(help: "Years of logs of the user with a long history.") var historyYears = 10
+    @Option(help: "Requests per second for the user with a long history.") var historyRate = 20
 
     func run() async throws {
         try await HTTPDriver.with(baseURL: baseURL, load)
@@ -73,6 +76,9 @@ struct HTTPLoad: AsyncParsableCommand {
         ]
         for (name, method, path, json) in scenarios {
             try await http.openLoop(name, rate: rate, duration: duration, token: token) { _ in (method, path, json) }
+        }
+        if historyHabits > 0 {
+            try await HabitHistoryLoad(http: http, options: options, habits: historyHabits, years: historyYears, rate: historyRate, duration: duration).run()
         }
     }
 }

@@ -32,7 +32,7 @@ public struct NewEvent: Sendable, Equatable {
     public var data: String
     public var metadata: EventMetadata
 
-    public init(eventId: UUID = UUID(), type: String, schemaVersion: Int16 = 1, data: String, metadata: EventMetadata = .init()) {
+    public init(eventId: UUID = .random(), type: String, schemaVersion: Int16 = 1, data: String, metadata: EventMetadata = .init()) {
         self.eventId = eventId
         self.type = type
         self.schemaVersion = schemaVersion

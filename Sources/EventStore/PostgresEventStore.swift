@@ -47,8 +47,8 @@ public struct PostgresEventStore: Sendable {
     }
 
     private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction?) async throws -> AppendResult {
-        let metadata = try events.map { try Self.encodeMetadata($0.metadata) }
-        let query = Self.appendQuery(stream: stream, expected: expected, events: events, metadata: metadata)
+        let metadata = try Self.encodeMetadata(events)
+        let query = Self.appendStatement(stream: stream, expected: expected, events: events, metadata: metadata)
         do {
             if hook != nil || also != nil {
                 let hook = self.hook
@@ -70,30 +70,22 @@ public struct PostgresEventStore: Sendable {
         }
     }
 
-    static func appendQuery(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], metadata: [String]) -> PostgresQuery {
-        let ids = events.map(\.eventId)
-        let types = events.map(\.type)
-        let versions = events.map(\.schemaVersion)
-        let data = events.map(\.data)
-        let expectedValue = expected.sqlValue
-        return """
-            SELECT out_global_position, out_stream_version, out_transaction_id, out_recorded_at, out_replayed
-            FROM lifelog_append(\(stream.id), \(stream.ownerId), \(stream.type), \(expectedValue)::bigint,
-                                \(ids)::uuid[], \(types)::text[], \(versions)::smallint[],
-                                \(data)::text[]::jsonb[], \(metadata)::text[]::jsonb[])
-            """
+    static func appendStatement(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], metadata: [String]) -> AppendStatement {
+        AppendStatement(streamId: stream.id, ownerId: stream.ownerId, streamType: stream.type, expected: expected.sqlValue,
+                        eventIds: events.map(\.eventId), types: events.map(\.type), schemaVersions: events.map(\.schemaVersion),
+                        data: events.map(\.data), metadata: metadata)
     }
 
     static func runAppend(
-        _ query: PostgresQuery, stream: StreamName, events: [NewEvent], metadata: [String],
+        _ statement: AppendStatement, stream: StreamName, events: [NewEvent], metadata: [String],
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppendResult {
-        let rows = try await connection.query(query, logger: logger)
+        let rows = try await connection.execute(statement, logger: logger)
         var recorded: [RecordedEvent] = []
         recorded.reserveCapacity(events.count)
         var replayed = false
         var index = 0
-        for try await (position, version, transaction, recordedAt, wasReplayed) in rows.decode((Int64, Int64, String, Date, Bool).self) {
+        for try await (position, version, transaction, recordedAt, wasReplayed) in rows {
             guard index < events.count else { break }
             let event = events[index]
             recorded.append(RecordedEvent(
@@ -128,6 +120,17 @@ public struct PostgresEventStore: Sendable {
             return EventStoreError.invalidEventData(PostgresErrors.message(unwrapped) ?? "not valid JSON")
         default:
             return unwrapped
+        }
+    }
+
+    /// Each event's metadata as JSON; the events of a batch usually share theirs, encoded once.
+    static func encodeMetadata(_ events: [NewEvent]) throws -> [String] {
+        var last: (metadata: EventMetadata, json: String)?
+        return try events.map { event in
+            if let last, last.metadata == event.metadata { return last.json }
+            let json = try encodeMetadata(event.metadata)
+            last = (event.metadata, json)
+            return json
         }
     }
 

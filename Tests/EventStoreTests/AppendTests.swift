@@ -151,11 +151,11 @@ import TestSupport
         try await TestDatabase.withAppClient { _, client in
             let stream = Fixtures.stream()
             let event = Fixtures.event()
-            let query = PostgresEventStore.appendQuery(stream: stream, expected: .any, events: [event], metadata: ["{}"])
+            let statement = PostgresEventStore.appendStatement(stream: stream, expected: .any, events: [event], metadata: ["{}"])
             await #expect {
                 try await client.withTransaction(logger: logger) { connection in
                     try await connection.run("INSERT INTO projection_checkpoints VALUES ('x', '1'::xid8, 1)", logger: logger)
-                    try await connection.run(query, logger: logger)
+                    for try await _ in try await connection.execute(statement, logger: logger) {}
                 }
             } throws: { PostgresErrors.sqlState($0) == PostgresErrors.appendNotFirstWrite }
         }

@@ -1,4 +1,5 @@
 import EventStore
+import Foundation
 import Testing
 
 @Suite struct DatabaseURLTests {
@@ -26,5 +27,19 @@ import Testing
         #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "", globalPosition: 7) }
         #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "12a", globalPosition: 7) }
         #expect(throws: UnreadableTransactionId.self) { try LogPosition(transactionText: "-1", globalPosition: 7) }
+    }
+}
+
+@Suite struct RandomUUIDTests {
+    /// Event ids come from `UUID.random()`: they must be real version-4 UUIDs, all different.
+    @Test func randomIdsAreVersion4AndDistinct() {
+        let ids = (0..<10_000).map { _ in UUID.random() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(100) {
+            let text = id.uuidString.lowercased()
+            let characters = Array(text)
+            #expect(characters[14] == "4", "\(text)")
+            #expect("89ab".contains(characters[19]), "\(text)")
+        }
     }
 }

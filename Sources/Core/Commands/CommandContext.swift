@@ -20,7 +20,7 @@ public struct CommandContext: Sendable {
     /// otherwise derived from it, so a retry of the same request creates the same ids and finds
     /// what its first attempt stored instead of doing the work again (DESIGN §2).
     public func newId(_ purpose: String) -> UUID {
-        guard let seed = idempotencySeed else { return UUID() }
+        guard let seed = idempotencySeed else { return .random() }
         var message = Data(seed)
         message.append(0)
         message.append(Data(purpose.utf8))

@@ -34,21 +34,38 @@ public struct PostgresEventStore: Sendable {
         guard Set(events.map(\.eventId)).count == events.count else { throw EventStoreError.eventIdConflict(stream: stream.id) }
         let result: AppendResult
         do {
-            result = try await appendOnce(to: stream, expected: expected, events: events, also: also)
-        } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation
-            && PostgresErrors.constraint(error) == "events_event_id_key" {
-            // A concurrent append stored one of these event ids first (in another stream, so no
-            // stream lock ordered us). Retrying sees it and replays or reports the conflict.
-            result = try await appendOnce(to: stream, expected: expected, events: events, also: also)
+            // First without the replay check (schema/0018): a batch stored before fails there,
+            // on its event ids or on the version it expected, and is then looked up.
+            result = try await appendOnce(to: stream, expected: expected, events: events, also: also, fresh: true)
+        } catch let error where Self.isEventIdViolation(error) || Self.isWrongExpectedVersion(error) {
+            do {
+                result = try await appendOnce(to: stream, expected: expected, events: events, also: also, fresh: false)
+            } catch let error where Self.isEventIdViolation(error) {
+                // A concurrent append stored one of these event ids first (in another stream, so
+                // no stream lock ordered us). Retrying sees it and replays or reports the conflict.
+                result = try await appendOnce(to: stream, expected: expected, events: events, also: also, fresh: false)
+            }
         }
         // Committed: now the readers may be woken (never from inside the transaction, see ReaderWaker).
         if !result.replayed { commits.ring() }
         return result
     }
 
-    private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction?) async throws -> AppendResult {
+    static func isEventIdViolation(_ error: any Error) -> Bool {
+        PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation && PostgresErrors.constraint(error) == "events_event_id_key"
+    }
+
+    static func isWrongExpectedVersion(_ error: any Error) -> Bool {
+        if case EventStoreError.wrongExpectedVersion = error { return true }
+        return false
+    }
+
+    /// One attempt in its own transaction; `fresh` calls `lifelog_append_fresh`, which skips the
+    /// replay check.
+    private func appendOnce(to stream: StreamName, expected: ExpectedVersion, events: [NewEvent], also: AlsoInTransaction?, fresh: Bool) async throws -> AppendResult {
         let metadata = try Self.encodeMetadata(events)
-        let query = Self.appendStatement(stream: stream, expected: expected, events: events, metadata: metadata)
+        let arguments = Self.appendArguments(stream: stream, expected: expected, events: events, metadata: metadata)
+        let query: any AppendCall = fresh ? FreshAppendStatement(arguments: arguments) : AppendStatement(arguments: arguments)
         do {
             if hook != nil || also != nil {
                 let hook = self.hook
@@ -70,14 +87,14 @@ public struct PostgresEventStore: Sendable {
         }
     }
 
-    static func appendStatement(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], metadata: [String]) -> AppendStatement {
-        AppendStatement(streamId: stream.id, ownerId: stream.ownerId, streamType: stream.type, expected: expected.sqlValue,
+    static func appendArguments(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], metadata: [String]) -> AppendArguments {
+        AppendArguments(streamId: stream.id, ownerId: stream.ownerId, streamType: stream.type, expected: expected.sqlValue,
                         eventIds: events.map(\.eventId), types: events.map(\.type), schemaVersions: events.map(\.schemaVersion),
                         data: events.map(\.data), metadata: metadata)
     }
 
     static func runAppend(
-        _ statement: AppendStatement, stream: StreamName, events: [NewEvent], metadata: [String],
+        _ statement: some AppendCall, stream: StreamName, events: [NewEvent], metadata: [String],
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppendResult {
         let rows = try await connection.execute(statement, logger: logger)

@@ -1,6 +1,7 @@
 @testable import EventStore
 import Foundation
 import PostgresNIO
+import Synchronization
 import Testing
 import TestSupport
 
@@ -88,6 +89,15 @@ import TestSupport
             #expect(replay.events.map(\.globalPosition) == original.events.map(\.globalPosition))
             #expect(replay.events.map(\.data) == [#"{"n": 1}"#, #"{"n": 2}"#])
             #expect(try await store.readStream(stream.id).count == 3)
+            // Without an expected version the first attempt fails on the event ids, not on the
+            // version: a replay too, in a transaction of its own or beside other work.
+            let anyVersion = try await store.append(to: stream, expected: .any, events: events)
+            #expect(anyVersion.replayed && anyVersion.events.map(\.globalPosition) == original.events.map(\.globalPosition))
+            let ranAlso = Mutex(false)
+            let inTransaction = try await store.append(to: stream, expected: .any, events: events, also: { _, _ in ranAlso.withLock { $0 = true } })
+            #expect(inTransaction.replayed && inTransaction.events.map(\.globalPosition) == original.events.map(\.globalPosition))
+            #expect(!ranAlso.withLock { $0 })
+            #expect(try await store.readStream(stream.id).count == 3)
 
             // The same id in another stream, or mixed with new ids, is a conflict, not a replay.
             await #expect(throws: EventStoreError.eventIdConflict(stream: "test-other")) {
@@ -151,13 +161,17 @@ import TestSupport
         try await TestDatabase.withAppClient { _, client in
             let stream = Fixtures.stream()
             let event = Fixtures.event()
-            let statement = PostgresEventStore.appendStatement(stream: stream, expected: .any, events: [event], metadata: ["{}"])
-            await #expect {
-                try await client.withTransaction(logger: logger) { connection in
-                    try await connection.run("INSERT INTO projection_checkpoints VALUES ('x', '1'::xid8, 1)", logger: logger)
-                    for try await _ in try await connection.execute(statement, logger: logger) {}
-                }
-            } throws: { PostgresErrors.sqlState($0) == PostgresErrors.appendNotFirstWrite }
+            let arguments = PostgresEventStore.appendArguments(stream: stream, expected: .any, events: [event], metadata: ["{}"])
+            // Both functions: the first attempt's (without the replay check) and the retry's.
+            let calls: [any AppendCall] = [FreshAppendStatement(arguments: arguments), AppendStatement(arguments: arguments)]
+            for call in calls {
+                await #expect {
+                    try await client.withTransaction(logger: logger) { connection in
+                        try await connection.run("INSERT INTO projection_checkpoints VALUES ('x', '1'::xid8, 1)", logger: logger)
+                        for try await _ in try await connection.execute(call, logger: logger) {}
+                    }
+                } throws: { PostgresErrors.sqlState($0) == PostgresErrors.appendNotFirstWrite }
+            }
         }
     }
 }

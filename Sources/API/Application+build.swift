@@ -25,6 +25,8 @@ public struct AppDependencies: Sendable {
     public var readinessTimeout: Duration
     public var edge: EdgeLimits
     public var logger: Logger
+    /// Habits' logs and states, one per server: the habits routes, Today and the reminder job.
+    public let habitFacts: HabitFactsCache
 
     public init(
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
@@ -37,7 +39,10 @@ public struct AppDependencies: Sendable {
         let tokens = try await AccessTokens(keys: keys, clock: clock)
         let accounts = try await AccountService(
             store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)
-        let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks)
+        let habitFacts = HabitFactsCache()
+        self.habitFacts = habitFacts
+        let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks,
+                                  habitFacts: habitFacts)
         self.client = client
         self.store = store
         self.accounts = accounts

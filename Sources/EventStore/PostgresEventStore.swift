@@ -37,7 +37,7 @@ public struct PostgresEventStore: Sendable {
             // First without the replay check (schema/0018): a batch stored before fails there,
             // on its event ids or on the version it expected, and is then looked up.
             result = try await appendOnce(to: stream, expected: expected, events: events, also: also, fresh: true)
-        } catch let error where Self.isEventIdViolation(error) || Self.isWrongExpectedVersion(error) {
+        } catch let error where Self.isEventIdViolation(error) || Self.mayBeARetry(error) {
             do {
                 result = try await appendOnce(to: stream, expected: expected, events: events, also: also, fresh: false)
             } catch let error where Self.isEventIdViolation(error) {
@@ -55,9 +55,14 @@ public struct PostgresEventStore: Sendable {
         PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation && PostgresErrors.constraint(error) == "events_event_id_key"
     }
 
-    static func isWrongExpectedVersion(_ error: any Error) -> Bool {
-        if case EventStoreError.wrongExpectedVersion = error { return true }
-        return false
+    /// The errors a batch stored before meets on its first attempt: the stream has moved past
+    /// the version it expected, or (stored in another owner's stream) the owner check; the
+    /// retry's lookup tells a replay or a conflict from a real mismatch.
+    static func mayBeARetry(_ error: any Error) -> Bool {
+        switch error {
+        case EventStoreError.wrongExpectedVersion, EventStoreError.streamOwnedByAnotherOwner: true
+        default: false
+        }
     }
 
     /// One attempt in its own transaction; `fresh` calls `lifelog_append_fresh`, which skips the

@@ -62,7 +62,8 @@ struct Serve: AsyncParsableCommand {
         let http = WebhookSender.makeClient()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: client), .init(service: waker), .init(service: projections)]
         if configuration.remindersInServe {
-            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate, clock: clock, logger: logger)
+            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate, clock: clock, logger: logger,
+                                  habitFacts: dependencies.habitFacts)
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
         }
         services.append(.init(service: app))

@@ -80,7 +80,8 @@ import TestSupport
             let stream = Fixtures.stream()
             let events = [Fixtures.event(["n": 1]), Fixtures.event(["n": 2])]
             let original = try await store.append(to: stream, expected: .noStream, events: events)
-            try await store.append(to: stream, expected: .exact(2), events: [Fixtures.event(["n": 3])])
+            let third = [Fixtures.event(["n": 3])]
+            let thirdStored = try await store.append(to: stream, expected: .exact(2), events: third)
             // The retry carries a stale expected version and another body: the stored events win.
             var retried = events
             retried[0].data = #"{"n": 99}"#
@@ -93,9 +94,13 @@ import TestSupport
             // version: a replay too, in a transaction of its own or beside other work.
             let anyVersion = try await store.append(to: stream, expected: .any, events: events)
             #expect(anyVersion.replayed && anyVersion.events.map(\.globalPosition) == original.events.map(\.globalPosition))
+            let exact = try await store.append(to: stream, expected: .exact(2), events: third)
+            #expect(exact.replayed && exact.events.map(\.globalPosition) == thirdStored.events.map(\.globalPosition))
             let ranAlso = Mutex(false)
-            let inTransaction = try await store.append(to: stream, expected: .any, events: events, also: { _, _ in ranAlso.withLock { $0 = true } })
-            #expect(inTransaction.replayed && inTransaction.events.map(\.globalPosition) == original.events.map(\.globalPosition))
+            for expected in [ExpectedVersion.any, .noStream] {
+                let inTransaction = try await store.append(to: stream, expected: expected, events: events, also: { _, _ in ranAlso.withLock { $0 = true } })
+                #expect(inTransaction.replayed && inTransaction.events.map(\.globalPosition) == original.events.map(\.globalPosition))
+            }
             #expect(!ranAlso.withLock { $0 })
             #expect(try await store.readStream(stream.id).count == 3)
 
@@ -136,6 +141,13 @@ import TestSupport
             stolen.ownerId = UUID()
             await #expect(throws: EventStoreError.streamOwnedByAnotherOwner(stream: stream.id)) {
                 try await store.append(to: stolen, expected: .any, events: [Fixtures.event()])
+            }
+            // Ids already stored in another stream, sent to a stream of another owner: the
+            // conflict is named, as when the check ran first (the first attempt meets the owner).
+            let elsewhere = [Fixtures.event()]
+            try await store.append(to: Fixtures.stream(), expected: .noStream, events: elsewhere)
+            await #expect(throws: EventStoreError.eventIdConflict(stream: stream.id)) {
+                try await store.append(to: stolen, expected: .any, events: elsewhere)
             }
         }
     }

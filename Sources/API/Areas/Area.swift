@@ -15,7 +15,7 @@ public struct AreaContext: Sendable {
     public var accounts: AccountService
     /// `LIFELOG_WEBHOOK_ALLOW_PRIVATE`: webhook URLs may name private and loopback addresses.
     public var allowPrivateWebhooks = false
-    /// Habits' logs and states, shared by the habits routes and Today.
+    /// Habits' logs and states, shared by the habits routes, Today and the reminder job.
     public var habitFacts = HabitFactsCache()
 }
 

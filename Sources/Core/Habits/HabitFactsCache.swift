@@ -13,7 +13,8 @@ import Projections
 ///
 /// The logs are bounded by their number, not by habits: 200 habits with ten years of logs are
 /// half a million days (about 100 MiB in the server), 30 habits with two years fifteen thousand.
-/// One per server, shared by the habits routes and Today, so a log's answer keeps both current.
+/// One per server, shared by the habits routes, Today and the reminder job, so a log's answer
+/// keeps them all current and the bound holds for the process.
 public actor HabitFactsCache {
     struct StateKey: Hashable {
         var habitId: UUID

@@ -36,9 +36,11 @@ public struct ReminderJob: Sendable {
     /// Users planned at once.
     var concurrency = 8
 
-    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, clock: any WallClock, logger: Logger) {
+    /// `habitFacts`: the server's habit cache, so planning does not keep a second one.
+    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, clock: any WallClock, logger: Logger,
+                habitFacts: HabitFactsCache = HabitFactsCache()) {
         client = store.client
-        planning = ReminderPlanning(store: store, clock: clock, logger: logger)
+        planning = ReminderPlanning(store: store, clock: clock, logger: logger, habitFacts: habitFacts)
         outbox = ReminderOutbox(client: store.client, logger: logger)
         endpoints = WebhookEndpoints(client: store.client, logger: logger)
         sender = WebhookSender(http: http, allowPrivate: allowPrivateWebhooks)

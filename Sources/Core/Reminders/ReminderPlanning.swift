@@ -13,9 +13,9 @@ public struct ReminderPlanning: Sendable {
     let savings: SavingsService
     let clock: any WallClock
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
         users = AccountsReadModel(client: store.client, logger: logger)
-        habits = HabitService(store: store, clock: clock, logger: logger)
+        habits = HabitService(store: store, clock: clock, logger: logger, cache: habitFacts)
         tasks = TaskService(store: store, clock: clock, logger: logger)
         savings = SavingsService(store: store, clock: clock, logger: logger)
         self.clock = clock

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Core
 import Foundation
 
 @main
@@ -10,6 +11,7 @@ struct Lifelog: AsyncParsableCommand {
 
     /// Every failure is one line on stderr and a non-zero exit, not a usage dump or a trace.
     static func main() async {
+        EventLoopExecutor.install()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

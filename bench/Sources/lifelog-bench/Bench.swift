@@ -1,4 +1,5 @@
 import API
+import Core
 import ArgumentParser
 import EventStore
 import Foundation
@@ -10,6 +11,12 @@ import Projections
 /// durable settings: `bench/run` makes one.
 @main
 struct Bench: AsyncParsableCommand {
+    /// As `lifelog` does: the store measured here runs the way the server runs it.
+    static func main() async {
+        EventLoopExecutor.install()
+        await Self.main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "lifelog-bench",
         abstract: "lifelog benchmarks; each prints its figures.",

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -9,9 +10,11 @@ import NIOPosix
 /// second (issue 10). Both have one thread per core. Work here must not block: blocking work
 /// goes to `NIOThreadPool` (password hashing, webhook DNS).
 public enum EventLoopExecutor {
-    /// Call first in `main`, once, on the main thread; false where NIO cannot take over.
+    /// Call first in `main`, once, on the main thread; false where NIO cannot take over, or when
+    /// `LIFELOG_EXECUTOR=swift` keeps Swift's own pool (to compare, or if a dependency blocks).
     @discardableResult
-    public static func install() -> Bool {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    public static func install(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        if environment["LIFELOG_EXECUTOR"] == "swift" { return false }
+        return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 }

@@ -11,7 +11,7 @@ import Projections
 /// durable settings: `bench/run` makes one.
 @main
 struct Bench: AsyncParsableCommand {
-    /// As `lifelog` does: the store measured here runs the way the server runs it.
+    /// As `lifelog` does (`LIFELOG_EXECUTOR`): the store measured here runs the way the server does.
     static func main() async {
         EventLoopExecutor.install()
         await Self.main(nil)

@@ -20,6 +20,10 @@ struct HTTPLoad: AsyncParsableCommand {
     @Option(help: "Years of logs of the user with a long history.") var historyYears = 10
     @Option(help: "Requests per second for the user with a long history.") var historyRate = 20
 
+    /// The schedules the seeded habits take in turn (one in six is also numeric).
+    static let scheduleMix = [#"{"type":"daily"}"#, #"{"type":"weekdays","days":[1,3,5]}"#, #"{"type":"times_per_week","count":3}"#,
+                         #"{"type":"every_n_days","n":2}"#, #"{"type":"monthly","day":31}"#]
+
     func run() async throws {
         try await HTTPDriver.with(baseURL: baseURL, load)
     }
@@ -35,15 +39,13 @@ struct HTTPLoad: AsyncParsableCommand {
         formatter.dateFormat = "yyyy-MM-dd"
         formatter.timeZone = TimeZone(identifier: "Europe/Belgrade")
         let startDate = formatter.string(from: start)
-        let schedules = [#"{"type":"daily"}"#, #"{"type":"weekdays","days":[1,3,5]}"#, #"{"type":"times_per_week","count":3}"#,
-                         #"{"type":"every_n_days","n":2}"#, #"{"type":"monthly","day":31}"#]
         print("seeding \(habits) habits with \(days) days of logs and \(tasks) tasks ...")
         let seedStarted = ContinuousClock.now
         var habitIds: [String] = []
         for n in 0..<habits {
             let kind = n % 6 == 5 ? #""kind":"numeric","target":8,"unit":"glasses""# : #""kind":"boolean""#
             habitIds.append(try await http.create("/api/v1/habits", token: token,
-                json: #"{"name":"Habit \#(n)",\#(kind),"schedule":\#(schedules[n % schedules.count]),"start_date":"\#(startDate)"}"#))
+                json: #"{"name":"Habit \#(n)",\#(kind),"schedule":\#(Self.scheduleMix[n % Self.scheduleMix.count]),"start_date":"\#(startDate)"}"#))
         }
         let dates = (0..<days).map { formatter.string(from: Calendar(identifier: .gregorian).date(byAdding: .day, value: $0, to: start) ?? start) }
         let logs = habitIds.enumerated().flatMap { index, id in

@@ -34,15 +34,13 @@ struct HabitHistoryLoad {
         guard let today = LocalDate(formatter.string(from: Date())) else { throw HTTPDriver.Failure(description: "today") }
         let start = today.adding(days: -365 * years)
         let days = (0..<(365 * years)).map { start.adding(days: $0) }
-        let schedules = [#"{"type":"daily"}"#, #"{"type":"weekdays","days":[1,3,5]}"#, #"{"type":"times_per_week","count":3}"#,
-                         #"{"type":"every_n_days","n":2}"#, #"{"type":"monthly","day":31}"#]
         print("seeding \(habits) habits with \(years) years of logs (the history that grows) ...")
         let seedStarted = ContinuousClock.now
         let ids = Mutex<[Int: UUID]>([:])
         try await http.parallel(habits, width: 8) { n in
             let kind = n % 6 == 5 ? #""kind":"numeric","target":8,"unit":"glasses""# : #""kind":"boolean""#
             let id = try await http.create("/api/v1/habits", token: token,
-                json: #"{"name":"Long habit \#(n)",\#(kind),"schedule":\#(schedules[n % schedules.count]),"start_date":"\#(start)"}"#)
+                json: #"{"name":"Long habit \#(n)",\#(kind),"schedule":\#(HTTPLoad.scheduleMix[n % HTTPLoad.scheduleMix.count]),"start_date":"\#(start)"}"#)
             guard let uuid = UUID(uuidString: id) else { throw HTTPDriver.Failure(description: "habit id \(id)") }
             ids.withLock { $0[n] = uuid }
         }

@@ -19,7 +19,13 @@ import Testing
         #expect(HealthAutoExportDate.instant("2024-01-15 12:30:00 PM +0100")?.timeIntervalSince1970 == 1_705_318_200)
         #expect(HealthAutoExportDate.instant("2024-01-15 19:00:00 +0530")?.timeIntervalSince1970 == 1_705_325_400)
         #expect(HealthAutoExportDate.date("2024-01-15")?.description == "2024-01-15")
-        for bad in ["2024-01-15", "2024-01-15 13:00:00 PM -0500", "2024-01-15 07:00 -05", "yesterday", "2024-02-30 07:00:00 +0000"] {
+        // The canonical form has its own fast path; it must agree with the general one.
+        #expect(HealthAutoExportDate.instant("2024-01-15 07:00:00 +0000")?.timeIntervalSince1970 == 1_705_302_000)
+        #expect(HealthAutoExportDate.instant("1999-12-31 23:59:60 -0130")?.timeIntervalSince1970 == 946_690_199)
+        #expect(HealthAutoExportDate.instant("2024-02-29 00:00:00 +1400")?.timeIntervalSince1970 == 1_709_114_400)
+        for bad in ["2024-01-15", "2024-01-15 13:00:00 PM -0500", "2024-01-15 07:00 -05", "yesterday", "2024-02-30 07:00:00 +0000",
+                    "2024-01-15 24:00:00 +0000", "2024-01-15 07:60:00 +0000", "2024-01-15 07:00:00 +2400", "2024-13-01 07:00:00 +0000",
+                    "2024-01-15 07:00:00 *0100", "2024-01-1a 07:00:00 +0000", "0000-01-15 07:00:00 +0000"] {
             #expect(HealthAutoExportDate.instant(bad) == nil, "\(bad)")
         }
     }

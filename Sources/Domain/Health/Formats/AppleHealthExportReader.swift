@@ -10,6 +10,8 @@ public struct AppleHealthExportReader: Sendable {
     private var pending: [UInt8] = []
     private var correlationDepth = 0
     private var workout: HealthIntake.Workout?
+    /// Sources by their name and device description: an export names a handful, a million times.
+    private var sources: [String: HealthSource] = [:]
     /// `Record` and `Workout` elements seen so far.
     public private(set) var recordsSeen = 0
     public private(set) var bytesConsumed = 0
@@ -146,7 +148,7 @@ public struct AppleHealthExportReader: Sendable {
         }
     }
 
-    private func record(_ attributes: [String: String], into intake: inout HealthIntake) {
+    private mutating func record(_ attributes: [String: String], into intake: inout HealthIntake) {
         guard let type = attributes["type"] else { return }
         let path = "Record[\(recordsSeen)]"
         let metric = Self.quantityTypes[type]
@@ -157,7 +159,7 @@ public struct AppleHealthExportReader: Sendable {
             intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
             return
         }
-        let source = Self.source(attributes)
+        let source = cachedSource(attributes)
         if let metric {
             guard let value = attributes["value"].flatMap(Double.init) else {
                 intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).value", message: "is not a number"))
@@ -183,6 +185,14 @@ public struct AppleHealthExportReader: Sendable {
 
     static func figure(_ value: String?, _ unit: String?, _ metric: HealthMetric) -> Double? {
         value.flatMap(Double.init).flatMap { metric.normalized($0, unit: unit) }
+    }
+
+    private mutating func cachedSource(_ attributes: [String: String]) -> HealthSource {
+        let key = (attributes["sourceName"] ?? "") + "\u{0}" + (attributes["device"] ?? "")
+        if let known = sources[key] { return known }
+        let source = Self.source(attributes)
+        if sources.count < 1_000 { sources[key] = source }
+        return source
     }
 
     /// The source's name, and its kind from the device description when there is one
@@ -221,7 +231,8 @@ public struct AppleHealthExportReader: Sendable {
         // Skip the element's name.
         while index < count, tag[index] != UInt8(ascii: " "), tag[index] != UInt8(ascii: "\n"), tag[index] != UInt8(ascii: "\t") { index += 1 }
         while index < count {
-            while index < count, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "/")].contains(tag[index]) { index += 1 }
+            while index < count, tag[index] == UInt8(ascii: " ") || tag[index] == UInt8(ascii: "\n") || tag[index] == UInt8(ascii: "\t")
+                    || tag[index] == UInt8(ascii: "\r") || tag[index] == UInt8(ascii: "/") { index += 1 }
             let nameStart = index
             while index < count, tag[index] != UInt8(ascii: "="), tag[index] != UInt8(ascii: " ") { index += 1 }
             let nameEnd = index
@@ -236,11 +247,36 @@ public struct AppleHealthExportReader: Sendable {
                 index += 1
             }
             let name = String(decoding: UnsafeBufferPointer(rebasing: tag[nameStart..<nameEnd]), as: UTF8.self)
-            let raw = String(decoding: UnsafeBufferPointer(rebasing: tag[valueStart..<min(index, count)]), as: UTF8.self)
-            found[name] = hasEntity ? decodeEntities(raw) : raw
+            let value = UnsafeBufferPointer(rebasing: tag[valueStart..<min(index, count)])
+            found[name] = hasEntity ? decodeEntities(value) : String(decoding: value, as: UTF8.self)
             index += 1
         }
         return found
+    }
+
+    /// An attribute's bytes with the five named entities decoded (every record's `device` has
+    /// them); numeric ones and anything unusual go the general way.
+    static func decodeEntities(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        let count = bytes.count
+        func matches(_ name: StaticString) -> Bool {
+            let length = name.utf8CodeUnitCount
+            guard index + length + 1 < count, bytes[index + length + 1] == UInt8(ascii: ";") else { return false }
+            return name.withUTF8Buffer { name in (0..<length).allSatisfy { bytes[index + 1 + $0] == name[$0] } }
+        }
+        while index < count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "&") else { decoded.append(byte); index += 1; continue }
+            if matches("lt") { decoded.append(UInt8(ascii: "<")); index += 4 }
+            else if matches("gt") { decoded.append(UInt8(ascii: ">")); index += 4 }
+            else if matches("amp") { decoded.append(UInt8(ascii: "&")); index += 5 }
+            else if matches("quot") { decoded.append(UInt8(ascii: "\"")); index += 6 }
+            else if matches("apos") { decoded.append(UInt8(ascii: "'")); index += 6 }
+            else { return decodeEntities(String(decoding: bytes, as: UTF8.self)) }
+        }
+        return String(decoding: decoded, as: UTF8.self)
     }
 
     static func decodeEntities(_ text: String) -> String {

@@ -6,6 +6,9 @@ import Foundation
 public enum HealthAutoExportDate {
     /// An instant; nil for anything else (a date-only value has no instant).
     public static func instant(_ text: String) -> Date? {
+        // Apple's export writes a million of these in one form; the general path below splits strings.
+        var text = text
+        if let seconds = text.withUTF8(canonicalSeconds) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
         // Any kind of space separates the parts (U+202F, U+00A0, several spaces).
         let parts = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         guard parts.count == 3 || parts.count == 4, let day = date(parts[0]) else { return nil }
@@ -23,6 +26,28 @@ public enum HealthAutoExportDate {
         guard (0...23).contains(hour), let offset = offset(parts[parts.count - 1]) else { return nil }
         let seconds = day.daysSinceEpoch * 86_400 + hour * 3_600 + minute * 60 + min(second, 59) - offset
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// Seconds since 1970 of exactly `yyyy-MM-dd HH:mm:ss ±hhmm`, read from its bytes; nil for
+    /// any other form (the general path reads those) or an impossible date.
+    static func canonicalSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count == 25, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x20, bytes[13] == 0x3A, bytes[16] == 0x3A,
+              bytes[19] == 0x20, bytes[20] == 0x2B || bytes[20] == 0x2D else { return nil }
+        func digits(_ from: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in from..<(from + count) {
+                let digit = Int(bytes[index]) - 0x30
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = digits(0, 4), year >= 1, let month = digits(5, 2), let day = digits(8, 2),
+              let date = LocalDate(year: year, month: month, day: day),
+              let hour = digits(11, 2), hour < 24, let minute = digits(14, 2), minute < 60, let second = digits(17, 2), second <= 60,
+              let offsetHours = digits(21, 2), offsetHours < 24, let offsetMinutes = digits(23, 2), offsetMinutes < 60 else { return nil }
+        let offset = (offsetHours * 3_600 + offsetMinutes * 60) * (bytes[20] == 0x2B ? 1 : -1)
+        return date.daysSinceEpoch * 86_400 + hour * 3_600 + minute * 60 + min(second, 59) - offset
     }
 
     /// `yyyy-MM-dd`, alone or as the start of a longer value.

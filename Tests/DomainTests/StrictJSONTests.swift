@@ -75,4 +75,16 @@ import Testing
         let bytes = Array(text.utf8)
         #expect(numbers.map { String(decoding: bytes[$0.range], as: UTF8.self) } == ["0.5", "1.0", "15e-1", "1.5e1", "100e-2"])
     }
+
+    /// What lifelog writes itself (health events, recovery answers) reads back as what it holds,
+    /// whether a string needs escaping or not.
+    @Test func jsonTextWritesStringsThatReadBackTheSame() throws {
+        let values = ["plain", "Jane’s Apple Watch ☺", "say \"hi\"", "back\\slash", "line\nbreak\ttab\r", "bell\u{7}", ""]
+        var json = JSONText()
+        json.openArray()
+        for value in values { json.element(); json.string(value) }
+        json.closeArray()
+        #expect(try JSONDecoder().decode([String].self, from: Data(json.text.utf8)) == values)
+        #expect(json.text.hasPrefix(#"["plain","Jane’s Apple Watch ☺","say \"hi\"""#))
+    }
 }

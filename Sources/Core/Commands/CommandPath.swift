@@ -45,7 +45,15 @@ public struct CommandPath: Sendable {
     /// stored events, at the stream's new version. Nil after a replay, where nothing was decided.
     public struct Decision<State: Sendable>: Sendable {
         public var outcome: Outcome
-        public var state: State?
+        /// Folded when asked: most callers only want the outcome, and folding a health batch's
+        /// thousands of records again cost as much as deciding them.
+        private let after: @Sendable () -> State?
+        public var state: State? { after() }
+
+        init(outcome: Outcome, state: @escaping @Sendable () -> State?) {
+            self.outcome = outcome
+            after = state
+        }
     }
 
     @discardableResult
@@ -64,7 +72,7 @@ public struct CommandPath: Sendable {
         also: PostgresEventStore.AlsoInTransaction? = nil,
         load: () async throws -> Loaded<D.State>
     ) async throws -> Decision<D.State> {
-        let replay = Decision<D.State>(outcome: Outcome(appended: [], replayed: true), state: nil)
+        let replay = Decision<D.State>(outcome: Outcome(appended: [], replayed: true)) { nil }
         if context.idempotencySeed != nil, try await store.isStored(eventId: context.eventId(0)) {
             return replay
         }
@@ -100,7 +108,7 @@ public struct CommandPath: Sendable {
                 throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)
             }
             let decided = try D.decide(loaded.state, command, time)
-            guard !decided.isEmpty else { return Decision(outcome: Outcome(appended: [], replayed: false), state: loaded.state) }
+            guard !decided.isEmpty else { return Decision(outcome: Outcome(appended: [], replayed: false)) { loaded.state } }
             let events = try decided.enumerated().map { index, event in
                 try NewEvent(event, id: context.eventId(index), metadata: context.metadata)
             }
@@ -108,7 +116,8 @@ public struct CommandPath: Sendable {
                 let result = try await store.append(
                     to: stream, expected: loaded.streamVersion == 0 ? .noStream : .exact(loaded.streamVersion), events: events, also: also)
                 let outcome = Outcome(appended: result.replayed ? [] : result.events, replayed: result.replayed)
-                return Decision(outcome: outcome, state: result.replayed ? nil : D.fold(decided, from: loaded.state))
+                let base = loaded.state
+                return Decision(outcome: outcome) { result.replayed ? nil : D.fold(decided, from: base) }
             } catch EventStoreError.wrongExpectedVersion where attempt < maxAttempts {
                 // Someone else's append won: decide again on what it left. Each lost race means
                 // another writer made progress, so this ends; the growing, jittered pause spreads

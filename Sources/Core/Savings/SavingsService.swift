@@ -58,10 +58,11 @@ public struct SavingsService: Sendable {
             return .init(state: goal, streamVersion: goal.version)
         }
         // The goal as stored: the next command or overview finds it in the cache.
-        if let goal = decision.state ?? nil {
+        let after = decision.state ?? nil
+        if let goal = after {
             await cache.store([goal.id: .init(version: goal.version, plan: goal.plan, movements: goal.movements)])
         }
-        return decision.state ?? nil
+        return after
     }
 
     /// The goal for a decision: its row and members read now, its plan and movements from the

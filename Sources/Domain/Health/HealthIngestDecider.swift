@@ -12,6 +12,7 @@ public enum HealthIngestDecider: Decider {
         public var byKey: [String: HealthRecord] = [:]
         public var keyByUUID: [String: String] = [:]
         public init(records: [HealthRecord] = []) {
+            byKey.reserveCapacity(records.count)
             for record in records { store(record) }
         }
 
@@ -71,6 +72,9 @@ public enum HealthIngestDecider: Decider {
         // The batch's own records, by key; nil where one was deleted again within the batch.
         var stored: [HealthRecord?] = []
         var pending: [String: Int] = [:]
+        pending.reserveCapacity(command.records.count)
+        state.byKey.reserveCapacity(state.byKey.count + command.records.count)
+        stored.reserveCapacity(command.records.count)
         // For a pending record that replaces one from the log: that one (the row to remove, the day to compute again).
         var replacing: [String: HealthRecord] = [:]
         for record in command.records {

@@ -67,8 +67,16 @@ public enum HealthMetric: String, CaseIterable, Codable, Sendable {
 
     /// `value` in `unit` converted to this metric's stored unit; nil when the unit is not one
     /// this metric can be measured in. A missing or empty unit means the stored unit.
+    /// A unit as sent, trimmed and lowercased; the common spellings (`count/min`, `kcal`) are
+    /// taken as they are, without Foundation's trimming (a million samples' worth of it showed).
+    static func unitName(_ given: String?) -> String {
+        guard let given, !given.isEmpty else { return "" }
+        let plain = given.utf8.allSatisfy { (0x61...0x7A).contains($0) || $0 == UInt8(ascii: "/") || (0x30...0x39).contains($0) }
+        return plain ? given : given.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
     public func normalized(_ value: Double, unit given: String?) -> Double? {
-        let unit = (given ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        let unit = Self.unitName(given)
         switch self {
         case .steps:
             return ["", "count", "steps", "step", "count/day"].contains(unit) ? value : nil

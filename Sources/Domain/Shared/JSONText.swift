@@ -4,47 +4,77 @@ import Foundation
 /// recovery series write their own JSON with it: Foundation's encoder, with its snake-case
 /// keys, spent most of their time.
 public struct JSONText: Sendable {
-    public private(set) var text = ""
+    /// UTF-8 bytes: appending them is cheaper than growing a String piece by piece.
+    private var bytes: [UInt8] = []
     private var first = [true]
 
-    public mutating func open() { text += "{"; first.append(true) }
-    public mutating func close() { text += "}"; first.removeLast() }
-    public mutating func openArray() { text += "["; first.append(true) }
-    public mutating func closeArray() { text += "]"; first.removeLast() }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    private mutating func write(_ piece: StaticString) {
+        piece.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func write(_ piece: String) { bytes.append(contentsOf: piece.utf8) }
+
+    public mutating func open() { write("{"); first.append(true) }
+    public mutating func close() { write("}"); first.removeLast() }
+    public mutating func openArray() { write("["); first.append(true) }
+    public mutating func closeArray() { write("]"); first.removeLast() }
 
     /// Before an object's key or an array's element: a comma unless it is the first.
     private mutating func separate() {
-        if first[first.count - 1] { first[first.count - 1] = false } else { text += "," }
+        if first[first.count - 1] { first[first.count - 1] = false } else { write(",") }
     }
 
     public mutating func key(_ name: String) {
         separate()
-        text += "\"\(name)\":"
+        write("\"")
+        write(name)
+        write("\":")
     }
 
     public mutating func element() { separate() }
 
     public mutating func string(_ value: String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+        write("\"")
+        // Almost every value needs no escaping: taken whole, not scalar by scalar.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            write(value)
+            write("\"")
+            return
+        }
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): write("\\\"")
+            case UInt8(ascii: "\\"): write("\\\\")
+            case UInt8(ascii: "\n"): write("\\n")
+            case UInt8(ascii: "\r"): write("\\r")
+            case UInt8(ascii: "\t"): write("\\t")
+            case 0..<0x20:
+                let hex = String(byte, radix: 16)
+                write("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: bytes.append(byte)  // a multi-byte character's bytes are all 0x80 or above
             }
         }
-        text += "\""
+        write("\"")
     }
 
     /// Finite numbers only (ingestion rejects the others); Swift's description round-trips.
-    public mutating func number(_ value: Double) { text += value.isFinite ? "\(value)" : "null" }
-    public mutating func number(_ value: Int64) { text += String(value) }
+    public mutating func number(_ value: Double) {
+        if value.isFinite { write(value.description) } else { write("null") }
+    }
+
+    public mutating func number(_ value: Int64) {
+        guard value != 0 else { bytes.append(UInt8(ascii: "0")); return }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: [UInt8] = []
+        while magnitude > 0 {
+            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        }
+        bytes.append(contentsOf: digits.reversed())
+    }
 
     public mutating func field(_ name: String, _ value: String?) {
         guard let value else { return }
@@ -60,10 +90,10 @@ public struct JSONText: Sendable {
 
     public init() {}
 
-    public mutating func null() { text += "null" }
+    public mutating func null() { write("null") }
     /// JSON written elsewhere (a stored jsonb's text), taken as it is.
-    public mutating func raw(_ json: String) { text += json }
-    public mutating func bool(_ value: Bool) { text += value ? "true" : "false" }
+    public mutating func raw(_ json: String) { write(json) }
+    public mutating func bool(_ value: Bool) { if value { write("true") } else { write("false") } }
 
     /// A key whose value is sent as null when absent (the shape stays the same for every item).
     public mutating func nullable(_ name: String, _ value: Double?) {

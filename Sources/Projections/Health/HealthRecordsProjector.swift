@@ -23,7 +23,7 @@ public struct HealthRecordsProjector: Projector {
             switch event.type {
             case HealthEvent.RecordsStored.type:
                 // Most batches replace nothing: skip the statement then (as written, or as jsonb prints it).
-                if upcast != nil || !(event.data.contains(#""replaced":[]"#) || event.data.contains(#""replaced": []"#)) {
+                if upcast != nil || !(Self.contains(event.data, #""replaced":[]"#) || Self.contains(event.data, #""replaced": []"#)) {
                     try await connection.run("""
                         WITH p AS (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j)
                         DELETE FROM rm_health_records h
@@ -62,6 +62,25 @@ public struct HealthRecordsProjector: Projector {
                     """, logger: logger)
             default:
                 continue
+            }
+        }
+    }
+}
+
+extension HealthRecordsProjector {
+    /// A byte search of the payload: Foundation's `contains` copied the whole payload into UTF-16 first.
+    static func contains(_ text: String, _ needle: String) -> Bool {
+        var text = text, needle = needle
+        return text.withUTF8 { haystack in
+            needle.withUTF8 { needle in
+                guard let first = needle.first, haystack.count >= needle.count else { return false }
+                var index = 0
+                let last = haystack.count - needle.count
+                while index <= last {
+                    if haystack[index] == first, (1..<needle.count).allSatisfy({ haystack[index + $0] == needle[$0] }) { return true }
+                    index += 1
+                }
+                return false
             }
         }
     }

@@ -20,14 +20,22 @@ public struct HealthReadModel: Sendable {
         var version: Int64 = 0
         var records: [HealthRecord] = []
         records.reserveCapacity(keys.count)
-        // Without uuids, the key alone: one index, where an OR would scan two.
+        // One index probe per key and per uuid (an item found both ways comes twice; the state
+        // keeps it once). As `key = ANY(…)`, or as a join, PostgreSQL chose to scan every stored
+        // item of the user once it had some hundred thousand, or when its statistics lagged
+        // behind an import (a scan per batch, slower with every batch). A LATERAL subquery with a
+        // LIMIT is not flattened into a join: it stays one probe per key (both are unique).
         let rows = try await client.query("""
-            WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version)
+            WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version),
+            found AS (
+              SELECT r.* FROM unnest(\(keys)::text[]) AS k(key),
+                LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.key = k.key LIMIT 1) r
+              UNION ALL
+              SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
+                LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
             SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date::text, r.source_name, r.source_kind,
                    r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
-            FROM v LEFT JOIN rm_health_records r
-              ON r.owner_id = \(owner) AND (r.key = ANY(\(keys)::text[])
-                                             OR (cardinality(\(uuids)::text[]) > 0 AND r.uuid = ANY(\(uuids)::text[])))
+            FROM v LEFT JOIN found r ON true
             """, logger: logger)
         for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, String?, String?, String?, String?,
                                           String?, Double?, Double?, Double?).self) {

@@ -37,8 +37,9 @@ struct ImportCommand: AsyncParsableCommand {
         }
 
         /// Feeds the file through the reader in 1 MiB chunks and stores every 5,000 items as one
-        /// ingestion (one transaction each): memory stays flat whatever the file's size. The next
-        /// batch is read while the previous one is stored (one at a time: a user's batches queue anyway).
+        /// ingestion (one transaction each): memory stays flat whatever the file's size. While one
+        /// batch is stored, the next is read and decided (`HealthService.decideAhead`), so the
+        /// database and the reading and deciding work side by side.
         static func importAll(from source: ExportSource, into health: HealthService, userId: UUID, compressedSize: Int?, size: Int?) async throws -> String {
             var reader = AppleHealthExportReader()
             var batch = HealthIntake()
@@ -46,13 +47,36 @@ struct ImportCommand: AsyncParsableCommand {
             let started = ContinuousClock.now
             let terminal = isatty(2) == 1
             var lastDrawn = ContinuousClock.now
+            let context = CommandContext(userId: userId)
             func pending(_ intake: HealthIntake) -> Int { intake.samples.count + intake.sleep.count + intake.workouts.count + intake.errors.count + intake.skipped }
-            try await withThrowingTaskGroup(of: HealthIngestionReport.self) { group in
-                var storing = false
+            func decide(_ intake: HealthIntake, after previous: HealthService.IngestAhead?) async throws -> HealthService.IngestAhead? {
+                do { return try await health.decideAhead(context, deviceId: nil, intake, format: "apple_export", after: previous) } catch EventStoreError.wrongExpectedVersion { return nil }
+            }
+            // The batch being stored: nil from its task when another writer got in between, and
+            // then it is stored the ordinary way.
+            try await withThrowingTaskGroup(of: HealthIngestionReport?.self) { group in
+                var storing: (intake: HealthIntake, decided: HealthService.IngestAhead)?
+                /// Waits for the batch being stored; false when it had to be stored again the
+                /// ordinary way (what was decided after it is then stale).
+                func settle() async throws -> Bool {
+                    guard let current = storing else { return true }
+                    storing = nil
+                    if let report = try await group.next() ?? nil { totals.add(report); return true }
+                    totals.add(try await health.ingest(context, deviceId: nil, current.intake, format: "apple_export"))
+                    return false
+                }
                 func store(_ intake: HealthIntake) async throws {
-                    if storing, let report = try await group.next() { totals.add(report) }
-                    group.addTask { try await health.ingest(CommandContext(userId: userId), deviceId: nil, intake, format: "apple_export") }
-                    storing = true
+                    var decided = try await decide(intake, after: storing?.decided)
+                    if try await !settle() { decided = nil }
+                    if decided == nil { decided = try await decide(intake, after: nil) }
+                    guard let ready = decided else {
+                        totals.add(try await health.ingest(context, deviceId: nil, intake, format: "apple_export"))
+                        return
+                    }
+                    group.addTask {
+                        do { return try await health.append(ready) } catch EventStoreError.wrongExpectedVersion { return nil }
+                    }
+                    storing = (intake, ready)
                 }
                 while let chunk = try source.next() {
                     batch.append(reader.feed(chunk))
@@ -67,7 +91,7 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 batch.append(reader.finish())
                 if pending(batch) > 0 { try await store(batch) }
-                for try await report in group { totals.add(report) }
+                _ = try await settle()
             }
             if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
             let seconds = Self.seconds(ContinuousClock.now - started)

@@ -93,6 +93,36 @@ import TestSupport
         }
     }
 
+    /// Records the sample export has for `days` (see `AppleHealthExportSample.export`): 40 a day,
+    /// and the night's sleep (6 segments on even days, 1 on odd), and a workout on two days in three.
+    static func exportRecords(_ days: Range<Int>) -> Int {
+        days.reduce(0) { total, day in total + 40 + (day % 2 == 0 ? 6 : 1) + (day % 3 == 2 ? 0 : 1) }
+    }
+
+    /// Three batches of 5,000, each decided while the one before it is stored, with the last 40
+    /// days sent twice: the repeats (of the batch ahead, still being stored, or of an earlier
+    /// one) are duplicates, never stored twice.
+    @Test func anExportOfSeveralBatchesCountsRepeatsAcrossBatchesOnce() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("batches@example.com").string("access_token"))
+            let owner = try #require(try await http.call(.get, "/api/v1/me", token: token).string("id"))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml")
+            let xml = AppleHealthExportSample.header + (0..<240).map(AppleHealthExportSample.day).joined()
+                + (200..<240).map(AppleHealthExportSample.day).joined() + AppleHealthExportSample.footer
+            try xml.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let environment = ["DATABASE_URL": harness.database.ownerURL.description]
+            let unique = Self.exportRecords(0..<240), repeated = Self.exportRecords(200..<240)
+            let first = try await run(["import", "apple-health", "--email", "batches@example.com", file.path], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdout.contains("inserted \(unique), updated 0, duplicates \(repeated), rejected 0, skipped 280"), "\(first.stdout)")
+            let rows = try await harness.client.query("SELECT count(*)::int FROM rm_health_records WHERE owner_id = \(owner)::uuid")
+            for try await count in rows.decode(Int.self) { #expect(count == unique) }
+            let again = try await run(["import", "apple-health", "--email", "batches@example.com", file.path], environment: environment)
+            #expect(again.stdout.contains("inserted 0, updated 0, duplicates \(unique + repeated)"), "\(again.stdout)")
+        }
+    }
+
     @Test func reminderPreviewPrintsThePlanInLocalTimeAcrossADaylightSavingGap() async throws {
         try await AppHarness.with { harness, http in
             let token = try #require(try await http.register("preview@example.com", timezone: "America/New_York").string("access_token"))

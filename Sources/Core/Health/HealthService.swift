@@ -32,7 +32,56 @@ public struct HealthService: Sendable {
     /// The whole request is one append (its records cut into events of bounded size), so it is
     /// stored whole or not at all; a batch of thousands is a handful of statements.
     public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String) async throws -> HealthIngestionReport {
-        let owner = context.userId
+        let batch = try await checkedCommand(context.userId, deviceId: deviceId, intake, format: format)
+        // The state the successful attempt decided on: the answer's counts are its tally.
+        var decidedOn = HealthIngestDecider.initial
+        let outcome = try await commands.run(
+            HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time
+        ) {
+            let loaded = try await decisionState(context.userId, batch)
+            decidedOn = loaded.state
+            return loaded
+        }
+        return try await report(batch, decidedOn: decidedOn, outcome: outcome)
+    }
+
+    /// A batch decided while the one before it is still being stored (an import's batches, one
+    /// after another from one writer): see `CommandPath.decideAhead`. `append` stores it.
+    public struct IngestAhead: Sendable {
+        let batch: CheckedBatch
+        let ahead: CommandPath.Ahead<HealthIngestDecider>
+    }
+
+    /// Decides `intake` to be stored right after `previous`, while `previous` may still be being
+    /// stored. Throws `EventStoreError.wrongExpectedVersion` when another writer changed the
+    /// user's health log meanwhile: then `ingest` stores it the ordinary way.
+    public func decideAhead(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String,
+                            after previous: IngestAhead?) async throws -> IngestAhead {
+        let batch = try await checkedCommand(context.userId, deviceId: deviceId, intake, format: format)
+        let ahead = try await commands.decideAhead(
+            HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time, after: previous?.ahead
+        ) {
+            try await decisionState(context.userId, batch)
+        }
+        return IngestAhead(batch: batch, ahead: ahead)
+    }
+
+    /// Stores a batch decided ahead, once the one before it is stored.
+    public func append(_ decided: IngestAhead) async throws -> HealthIngestionReport {
+        let outcome = try await commands.append(decided.ahead)
+        return try await report(decided.batch, decidedOn: decided.ahead.state, outcome: outcome)
+    }
+
+    /// An intake checked into records, as the command that stores them.
+    struct CheckedBatch: Sendable {
+        let received: Int
+        let checked: HealthIntakeRules.Checked
+        let command: HealthIngestDecider.Command
+        let stream: StreamName
+        let time: DecisionTime
+    }
+
+    func checkedCommand(_ owner: UUID, deviceId: UUID?, _ intake: HealthIntake, format: String) async throws -> CheckedBatch {
         let calendar = try await calendar(owner)
         let now = clock.now()
         let checked = HealthIntakeRules.check(intake, timeZone: calendar.timeZone, now: now)
@@ -40,28 +89,30 @@ public struct HealthService: Sendable {
         let storedOnDates = checked.deletions.isEmpty ? [:] : try await health.storedOnDates(owner, uuids: checked.deletions)
         let command = HealthIngestDecider.Command(deviceId: deviceId, records: checked.records, deletions: checked.deletions, format: format,
                                                   storedOnDates: storedOnDates)
-        let stream = samplesStream(owner)
-        let keys = checked.records.map(\.key), uuids = checked.records.compactMap(\.uuid) + checked.deletions
-        // The state the successful attempt decided on: the answer's counts are its tally.
-        var decidedOn = HealthIngestDecider.initial
-        let outcome = try await commands.run(
-            HealthIngestDecider.self, stream: stream, command: command, context: context, time: calendar.decisionTime(at: now)
-        ) {
-            let (records, version) = try await health.decisionState(owner, streamId: stream.id, keys: keys, uuids: uuids)
-            decidedOn = HealthIngestDecider.State(records: records)
-            return .init(state: decidedOn, streamVersion: version)
-        }
-        let tally = HealthIngestDecider.tally(decidedOn, command)
-        let position: LogPosition? = if let last = outcome.appended.last { last.position } else { try await health.lastPosition(ofStream: stream.id) }
+        return CheckedBatch(received: intake.received, checked: checked, command: command, stream: samplesStream(owner),
+                            time: calendar.decisionTime(at: now))
+    }
+
+    /// The stored items the batch's items could be (by key or uuid), and the stream's version, read together.
+    func decisionState(_ owner: UUID, _ batch: CheckedBatch) async throws -> CommandPath.Loaded<HealthIngestDecider.State> {
+        let keys = batch.checked.records.map(\.key), uuids = batch.checked.records.compactMap(\.uuid) + batch.checked.deletions
+        let (records, version) = try await health.decisionState(owner, streamId: batch.stream.id, keys: keys, uuids: uuids)
+        return .init(state: HealthIngestDecider.State(records: records), streamVersion: version)
+    }
+
+    /// The answer: the counts of the state the stored decision was made on.
+    func report(_ batch: CheckedBatch, decidedOn: HealthIngestDecider.State, outcome: CommandPath.Outcome) async throws -> HealthIngestionReport {
+        let checked = batch.checked
+        let position: LogPosition? = if let last = outcome.appended.last { last.position } else { try await health.lastPosition(ofStream: batch.stream.id) }
         if outcome.replayed {
             // The same request (Idempotency-Key) was stored before: nothing of it is new now.
-            let items = checked.records.count
             return HealthIngestionReport(
-                received: intake.received, inserted: 0, updated: 0, duplicates: items, deleted: 0, rejected: checked.errors.count,
+                received: batch.received, inserted: 0, updated: 0, duplicates: checked.records.count, deleted: 0, rejected: checked.errors.count,
                 skipped: checked.skipped + checked.deletions.count, errors: checked.errors, position: position)
         }
+        let tally = HealthIngestDecider.tally(decidedOn, batch.command)
         return HealthIngestionReport(
-            received: intake.received, inserted: tally.inserted, updated: tally.updated, duplicates: tally.duplicates,
+            received: batch.received, inserted: tally.inserted, updated: tally.updated, duplicates: tally.duplicates,
             deleted: tally.removed.count, rejected: checked.errors.count, skipped: checked.skipped + tally.unknownDeletions,
             errors: checked.errors, position: position)
     }

@@ -39,7 +39,8 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let client = PostgresClient(
             configuration: configuration.databaseURL.clientConfiguration(
-                role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections),
+                role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections,
+                keepOpen: configuration.databaseMaxConnections),
             backgroundLogger: logger)
         let clock = SystemClock()
         // The composition root: one event store, with the configured logger, for every area. The

@@ -53,7 +53,9 @@ import TestSupport
     func checkReadiness(clusterDirectory directory: URL) async throws {
         let url = try DatabaseURL(parsing: try await pg("start", "test", directory.path))
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
-        try await PostgresClient.withRunning(url.clientConfiguration(), logger: logger) { client in
+        // A fixed pool without keep-alive queries, as `serve` runs it: the connections PostgreSQL
+        // dropped when it stopped are seen and opened again.
+        try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 4, keepOpen: 4), logger: logger) { client in
             try await migrator.migrate(on: client, logger: logger)
             let clock = MutableClock(Date())
             let app = buildApplication(try await AppDependencies(

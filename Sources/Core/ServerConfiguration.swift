@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var maxIngestBytes: Int
     public var projectorPollInterval: Duration
     public var databaseMaxConnections: Int
+    /// `DATABASE_KEEPALIVE_SECONDS`: idle connections ask `SELECT 1` this often; nil (0, the
+    /// default) sends none, for a database the server reaches without a NAT or proxy between.
+    public var databaseKeepAlive: Duration?
     /// Local state of a development setup (the generated signing key).
     public var dataDirectory: URL
     public var signingKeys: [SigningKey]
@@ -79,6 +82,7 @@ public struct ServerConfiguration: Sendable {
             return !["0", "false", "no", "off"].contains(text)
         }
         let migrate = flag("LIFELOG_MIGRATE_ON_START", default: true)
+        let keepAlive = try integer("DATABASE_KEEPALIVE_SECONDS", default: 0, in: 0...3_600)
         return ServerConfiguration(
             databaseURL: url,
             databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",
@@ -91,6 +95,7 @@ public struct ServerConfiguration: Sendable {
             maxIngestBytes: try integer("MAX_INGEST_BYTES", default: 33_554_432, in: 1_024...1_073_741_824),
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
             databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
+            databaseKeepAlive: keepAlive == 0 ? nil : .seconds(keepAlive),
             dataDirectory: dataDirectory,
             signingKeys: keys,
             webhookAllowPrivate: flag("LIFELOG_WEBHOOK_ALLOW_PRIVATE", default: false),

@@ -63,8 +63,10 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     /// Client configuration. `role`, when given, is assumed at connection start (`SET ROLE`), so a
     /// schema owner can run the server with the narrow privileges of `lifelog_app`. `keepOpen`
     /// connections are opened at start and kept (the server passes its whole pool: a fixed-size
-    /// pool); the others close after a minute unused.
-    public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20, keepOpen: Int = 0) -> PostgresClient.Configuration {
+    /// pool); the others close after a minute unused. `keepAlive`: how often an idle connection
+    /// asks `SELECT 1` (nil: never).
+    public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20, keepOpen: Int = 0,
+                                    keepAlive: Duration? = nil) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
@@ -76,10 +78,11 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         configuration.options.connectTimeout = .seconds(5)
         // The pool schedules a timer for every connection it gets back (the keep-alive query's,
         // and the idle timeout's for connections above the minimum) and cancels them at the next
-        // lease: 8-12 % of a single-event append's time (issue 10). PostgreSQL closes its end
-        // when it stops, so a dead connection is seen without a ping (ReadinessRecoveryTests);
-        // `keepOpen` connections never idle out, and the server keeps its whole pool open.
-        configuration.options.keepAliveBehavior = nil
+        // lease: 5-7 % of a single-event append's time (issue 10). PostgreSQL closes its end when
+        // it stops, so a dead connection is seen without a ping (ReadinessRecoveryTests); a
+        // keep-alive is for a NAT or proxy that drops idle connections silently. `keepOpen`
+        // connections never idle out: the server keeps its whole pool open.
+        configuration.options.keepAliveBehavior = keepAlive.map { .init(frequency: $0) }
         configuration.options.minimumConnections = min(max(keepOpen, 0), maximumConnections)
         var parameters: [(String, String)] = [
             ("application_name", "lifelog"),

@@ -73,6 +73,9 @@ import TestSupport
         expectOneClearLine(try await run(["migrate"], environment: ["DATABASE_URL": "postgres://lifelog@127.0.0.1:1/lifelog",
                                                                     "LIFELOG_SCHEMA_DIR": empty.path]),
                            mentioning: ["no migration files"], "empty schema folder")
+        expectOneClearLine(try await run(["migrate"], environment: ["DATABASE_URL": "postgres://lifelog@127.0.0.1:1/lifelog",
+                                                                    "DATABASE_KEEPALIVE_SECONDS": "forever"]),
+                           mentioning: ["DATABASE_KEEPALIVE_SECONDS", "0 to 3600"], "bad keep-alive setting")
     }
 
     @Test func anAppleHealthExportImportsOnceAndAgainStoresNothing() async throws {
@@ -116,8 +119,13 @@ import TestSupport
             let first = try await run(["import", "apple-health", "--email", "batches@example.com", file.path], environment: environment)
             #expect(first.status == 0, "\(first.stderr)")
             #expect(first.stdout.contains("inserted \(unique), updated 0, duplicates \(repeated), rejected 0, skipped 280"), "\(first.stdout)")
-            let rows = try await harness.client.query("SELECT count(*)::int FROM rm_health_records WHERE owner_id = \(owner)::uuid")
-            for try await count in rows.decode(Int.self) { #expect(count == unique) }
+            // Stored once in the log itself, not only in the read model (whose key would hide a repeat).
+            let rows = try await harness.client.query("""
+                SELECT (SELECT coalesce(sum(jsonb_array_length(data -> 'records')), 0)::int FROM events
+                        WHERE owner_id = \(owner)::uuid AND event_type = \(HealthEvent.RecordsStored.type)),
+                       (SELECT count(*)::int FROM rm_health_records WHERE owner_id = \(owner)::uuid)
+                """)
+            for try await (logged, rowsStored) in rows.decode((Int, Int).self) { #expect([logged, rowsStored] as [Int] == [unique, unique]) }
             let again = try await run(["import", "apple-health", "--email", "batches@example.com", file.path], environment: environment)
             #expect(again.stdout.contains("inserted 0, updated 0, duplicates \(unique + repeated)"), "\(again.stdout)")
         }

@@ -59,8 +59,11 @@ import Testing
         let xml = AppleHealthExportSample.header + """
              <!-- a comment with <Record type="HKQuantityTypeIdentifierStepCount"> inside -->
              <Record type="HKQuantityTypeIdentifierStepCount" sourceName="A &amp; B&#39;s &#x263A;" unit="count" startDate="2024-01-15 08:00:00 +0100" endDate="2024-01-15 08:10:00 +0100" value="10"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="&lt;Ring&gt; &quot;1&quot;" unit="count" startDate="2024-01-15 08:10:00 +0100" endDate="2024-01-15 08:20:00 +0100" value="10"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Bad&#0;Byte" unit="count" startDate="2024-01-15 08:20:00 +0100" endDate="2024-01-15 08:30:00 +0100" value="10"/>
             """ + AppleHealthExportSample.footer
         let intake = Self.read(xml, chunk: 13)
-        #expect(intake.samples.map(\.source.name) == ["A & B's ☺"])
+        // XML has no character 0, and PostgreSQL's jsonb would refuse the batch with it: kept as written.
+        #expect(intake.samples.map(\.source.name) == ["A & B's ☺", "<Ring> \"1\"", "Bad&#0;Byte"])
     }
 }

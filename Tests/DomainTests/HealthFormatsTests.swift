@@ -30,6 +30,28 @@ import Testing
         }
     }
 
+    /// The canonical form's fast path against the general one (the same text with two spaces
+    /// before the time goes the general way): every field's edges, leap days, both signs.
+    @Test func theCanonicalDateFastPathAgreesWithTheGeneralOne() {
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var compared = 0
+        for year in [2000, 2023, 2024, 2100] {
+            for (month, day) in [(1, 1), (2, 28), (2, 29), (2, 30), (4, 30), (4, 31), (12, 31), (13, 1), (0, 10), (6, 0)] {
+                for (hour, minute, second) in [(0, 0, 0), (23, 59, 59), (12, 30, 60), (24, 0, 0), (7, 60, 0), (7, 0, 61)] {
+                    for offset in ["+0000", "-0500", "+0530", "+1400", "-1200", "+2400", "+0160", "-0059"] {
+                        let date = "\(year)-\(two(month))-\(two(day))", time = "\(two(hour)):\(two(minute)):\(two(second))"
+                        let fast = HealthAutoExportDate.instant("\(date) \(time) \(offset)")
+                        let general = HealthAutoExportDate.instant("\(date)  \(time) \(offset)")
+                        #expect(fast == general, "\(date) \(time) \(offset)")
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared == 1_920)
+        #expect(HealthAutoExportDate.instant("2024-02-29 12:30:60 +0530") != nil)
+    }
+
     static let metricsPayload = #"""
     {"data": {"metrics": [
       {"name": "step_count", "units": "count", "data": [

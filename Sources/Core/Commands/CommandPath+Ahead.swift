@@ -23,7 +23,8 @@ extension CommandPath {
     /// on what `load` reads, with `previous`'s events folded in when the read did not see them
     /// yet (its append may still be running). Nothing else may write the stream in between:
     /// when something did, this or `append` throws `wrongExpectedVersion`, and the caller runs
-    /// the command the ordinary way.
+    /// the command the ordinary way. For commands without If-Match or an Idempotency-Key (an
+    /// import's): neither is looked at here, and the in-process stream queue is not taken.
     public func decideAhead<D: Decider>(
         _: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
         after previous: Ahead<D>?, load: () async throws -> Loaded<D.State>

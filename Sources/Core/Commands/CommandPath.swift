@@ -45,8 +45,8 @@ public struct CommandPath: Sendable {
     /// stored events, at the stream's new version. Nil after a replay, where nothing was decided.
     public struct Decision<State: Sendable>: Sendable {
         public var outcome: Outcome
-        /// Folded when asked: most callers only want the outcome, and folding a health batch's
-        /// thousands of records again cost as much as deciding them.
+        /// Folded each time it is read (read it once): most callers only want the outcome, and
+        /// folding a health batch's thousands of records again cost as much as deciding them.
         private let after: @Sendable () -> State?
         public var state: State? { after() }
 

@@ -54,7 +54,9 @@ public struct HealthService: Sendable {
 
     /// Decides `intake` to be stored right after `previous`, while `previous` may still be being
     /// stored. Throws `EventStoreError.wrongExpectedVersion` when another writer changed the
-    /// user's health log meanwhile: then `ingest` stores it the ordinary way.
+    /// user's health log meanwhile: then `ingest` stores it the ordinary way. Meant for an
+    /// export's batches, which delete nothing: a deletion's evidence for the audit (the items
+    /// stored on its days) would be read without `previous`'s items.
     public func decideAhead(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String,
                             after previous: IngestAhead?) async throws -> IngestAhead {
         let batch = try await checkedCommand(context.userId, deviceId: deviceId, intake, format: format)

@@ -65,8 +65,6 @@ public enum HealthMetric: String, CaseIterable, Codable, Sendable {
         }
     }
 
-    /// `value` in `unit` converted to this metric's stored unit; nil when the unit is not one
-    /// this metric can be measured in. A missing or empty unit means the stored unit.
     /// A unit as sent, trimmed and lowercased; the common spellings (`count/min`, `kcal`) are
     /// taken as they are, without Foundation's trimming (a million samples' worth of it showed).
     static func unitName(_ given: String?) -> String {
@@ -75,6 +73,8 @@ public enum HealthMetric: String, CaseIterable, Codable, Sendable {
         return plain ? given : given.trimmingCharacters(in: .whitespaces).lowercased()
     }
 
+    /// `value` in `unit` converted to this metric's stored unit; nil when the unit is not one
+    /// this metric can be measured in. A missing or empty unit means the stored unit.
     public func normalized(_ value: Double, unit given: String?) -> Double? {
         let unit = Self.unitName(given)
         switch self {

@@ -11,7 +11,12 @@ public struct AppleHealthExportReader: Sendable {
     private var correlationDepth = 0
     private var workout: HealthIntake.Workout?
     /// Sources by their name and device description: an export names a handful, a million times.
-    private var sources: [String: HealthSource] = [:]
+    private var sources: [SourceKey: HealthSource] = [:]
+
+    private struct SourceKey: Hashable, Sendable {
+        var name: String?
+        var device: String?
+    }
     /// `Record` and `Workout` elements seen so far.
     public private(set) var recordsSeen = 0
     public private(set) var bytesConsumed = 0
@@ -188,7 +193,7 @@ public struct AppleHealthExportReader: Sendable {
     }
 
     private mutating func cachedSource(_ attributes: [String: String]) -> HealthSource {
-        let key = (attributes["sourceName"] ?? "") + "\u{0}" + (attributes["device"] ?? "")
+        let key = SourceKey(name: attributes["sourceName"], device: attributes["device"])
         if let known = sources[key] { return known }
         let source = Self.source(attributes)
         if sources.count < 1_000 { sources[key] = source }
@@ -297,7 +302,8 @@ public struct AppleHealthExportReader: Sendable {
             case "apos": result += "'"
             default:
                 let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
-                if let number, let scalar = Unicode.Scalar(number) { result.unicodeScalars.append(scalar) } else { result += "&\(entity);" }
+                // XML has no character 0 (and PostgreSQL's jsonb refuses it): kept as written.
+                if let number, number != 0, let scalar = Unicode.Scalar(number) { result.unicodeScalars.append(scalar) } else { result += "&\(entity);" }
             }
             rest = rest[rest.index(after: semicolon)...]
         }

@@ -33,19 +33,22 @@ public struct HealthReadModel: Sendable {
               UNION ALL
               SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
                 LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
-            SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date::text, r.source_name, r.source_kind,
-                   r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
+            SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date - DATE '1970-01-01', r.source_name,
+                   r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
             FROM v LEFT JOIN found r ON true
             """, logger: logger)
-        for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, String?, String?, String?, String?,
+        // The date as days since 1970: a re-sent batch reads back every item, and parsing
+        // thousands of date strings per batch showed in its profile.
+        for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, Int32?, String?, String?, String?,
                                           String?, Double?, Double?, Double?).self) {
             version = row.0
             guard let key = row.1, let kindText = row.3, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.4,
-                  let start = row.6, let end = row.7, let dateText = row.8, let date = LocalDate(dateText), let sourceName = row.9,
+                  let start = row.6, let end = row.7, let days = row.8, let sourceName = row.9,
                   let sourceKind = row.10, let seriesText = row.12, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
             let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: row.11)
             records.append(HealthRecord(
-                storedKey: key, uuid: row.2, kind: kind, name: name, value: row.5, startSeconds: start, endSeconds: end, date: date,
+                storedKey: key, uuid: row.2, kind: kind, name: name, value: row.5, startSeconds: start, endSeconds: end,
+                date: LocalDate(daysSinceEpoch: Int(days)),
                 source: source, series: series,
                 workout: kind == .workout ? .init(activeEnergyKcal: row.13, distanceM: row.14, avgHeartRate: row.15) : nil))
         }

@@ -61,11 +61,10 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Client configuration. `role`, when given, is assumed at connection start (`SET ROLE`), so a
-    /// schema owner can run the server with the narrow privileges of `lifelog_app`. `keepOpen`
-    /// connections are opened at start and kept (the server passes its whole pool: a fixed-size
-    /// pool); the others close after a minute unused. `keepAlive`: how often an idle connection
+    /// schema owner can run the server with the narrow privileges of `lifelog_app`. Connections
+    /// open on demand and close after a minute unused. `keepAlive`: how often an idle connection
     /// asks `SELECT 1` (nil: never).
-    public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20, keepOpen: Int = 0,
+    public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20,
                                     keepAlive: Duration? = nil) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case .disable: .disable
@@ -76,14 +75,16 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             host: host, port: port, username: username, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
-        // The pool schedules a timer for every connection it gets back (the keep-alive query's,
-        // and the idle timeout's for connections above the minimum) and cancels them at the next
-        // lease: 5-7 % of a single-event append's time (issue 10). PostgreSQL closes its end when
-        // it stops, so a dead connection is seen without a ping (ReadinessRecoveryTests); a
-        // keep-alive is for a NAT or proxy that drops idle connections silently. `keepOpen`
-        // connections never idle out: the server keeps its whole pool open.
+        // PostgreSQL closes its end when it stops, so a dead connection is seen without a ping
+        // (ReadinessRecoveryTests); a keep-alive is for a NAT or proxy that drops idle
+        // connections silently, and costs a timer per connection handed back.
         configuration.options.keepAliveBehavior = keepAlive.map { .init(frequency: $0) }
-        configuration.options.minimumConnections = min(max(keepOpen, 0), maximumConnections)
+        // No minimum: PostgresNIO 1.33.2's pool, once a reconnect has failed (PostgreSQL away),
+        // comes back with fewer connections than its minimum, and the next lease that finds none
+        // idle trips `precondition(minimum <= active)` and kills the process (issue 24;
+        // bench/restart/run reproduces it with a minimum, README "Operations"). Zero is the
+        // library's default and the only value that precondition always holds for.
+        configuration.options.minimumConnections = 0
         var parameters: [(String, String)] = [
             ("application_name", "lifelog"),
             // A stuck transaction holds back every gap-safe reader; cut it off.

@@ -36,7 +36,7 @@ enum Environment {
     ) async throws -> T {
         let url = configuration.databaseURL
         do {
-            return try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 4, keepOpen: 4), logger: logger) { client in
+            return try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 4), logger: logger) { client in
                 try await reachable(client, url: url, logger: logger)
                 return try await body(client)
             }

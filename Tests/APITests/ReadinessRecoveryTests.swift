@@ -55,7 +55,7 @@ import TestSupport
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
         // A fixed pool without keep-alive queries, as `serve` runs it: the connections PostgreSQL
         // dropped when it stopped are seen and opened again.
-        try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 4, keepOpen: 4), logger: logger) { client in
+        try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 4), logger: logger) { client in
             try await migrator.migrate(on: client, logger: logger)
             let clock = MutableClock(Date())
             let app = buildApplication(try await AppDependencies(

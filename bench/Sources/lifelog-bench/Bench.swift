@@ -70,7 +70,7 @@ func withClients(
     try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 2), logger: logger) { owner in
         let floor = Floor(owner: owner, url: url, options: floorOptions, logger: logger)
         try await floor.prepare()
-        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: maximumConnections, keepOpen: maximumConnections),
+        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: maximumConnections),
                                               logger: logger) { client in
             try await body(floor, client)
         }
@@ -296,7 +296,7 @@ struct ProjectorLag: AsyncParsableCommand {
         let logger = options.logger
         let (rate, writers, duration) = (self.rate, self.writers, self.duration)
         let url = try options.url()
-        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: writers + 4, keepOpen: writers + 4), logger: logger) { client in
+        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: writers + 4), logger: logger) { client in
             // The HTTP path: inline projectors in each append's transaction, and the waker `serve` runs.
             let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let waker = ReaderWaker(client: client, logger: logger)

@@ -19,12 +19,22 @@ extension Request {
         uri.queryParameters.get(name).map { String($0) }
     }
 
-    /// A query parameter that must be a date as YYYY-MM-DD (422 naming it otherwise); nil when absent.
-    func queryDate(_ name: String) throws -> LocalDate? {
+    /// A query parameter that must be a date as YYYY-MM-DD within `LocalDate.accepted` (422
+    /// naming it otherwise); nil when absent. With `windowCheckedLater`, any date is taken: the
+    /// caller checks a narrower window of its own and says so in its own words (habits).
+    func queryDate(_ name: String, windowCheckedLater: Bool = false) throws -> LocalDate? {
         guard let raw = query(name) else { return nil }
-        guard let date = LocalDate(raw) else { throw ValidationFailure(name, "must be a date as YYYY-MM-DD") }
+        if windowCheckedLater, let date = LocalDate(raw) { return date }
+        guard let date = LocalDate(input: raw) else { throw ValidationFailure(name, LocalDate.inputRule) }
         return date
     }
+}
+
+/// A date in a path or a query, as a client sent it: 422 naming `field` unless it is a date lifelog
+/// accepts (`LocalDate.accepted`).
+func inputDate(_ raw: (some StringProtocol)?, field: String) throws -> LocalDate {
+    guard let raw, let date = LocalDate(input: String(raw)) else { throw ValidationFailure(field, LocalDate.inputRule) }
+    return date
 }
 
 /// What a cursor carries. Cursors are not signed, so a position that could not have come from

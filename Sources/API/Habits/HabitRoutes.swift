@@ -125,12 +125,12 @@ public struct HabitsArea: Area {
         user.get { request, context in
             let limit = try Cursor.limit(request)
             let after = try Cursor.decode(HabitsReadModel.Position.self, request.uri.queryParameters.get("cursor").map { String($0) })
-            let views = try await habits.list(context.userId, on: try request.queryDate("date"), after: after, limit: limit + 1)
+            let views = try await habits.list(context.userId, on: try request.queryDate("date", windowCheckedLater: true), after: after, limit: limit + 1)
             let page = Array(views.prefix(limit))
             return Page(items: page.map(HabitDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.position) } : nil)
         }
         user.get("{id}") { request, context in
-            let view = try await habits.habit(context.userId, try context.resourceId(), on: try request.queryDate("date"))
+            let view = try await habits.habit(context.userId, try context.resourceId(), on: try request.queryDate("date", windowCheckedLater: true))
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.patch("{id}") { request, context in

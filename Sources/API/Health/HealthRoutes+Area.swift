@@ -70,9 +70,7 @@ public struct HealthArea: Area {
             }
         }
         reads.get("sleep/{date}") { request, context in
-            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
-                throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
-            }
+            let date = try inputDate(context.parameters.get("date"), field: "date")
             return try await Self.read(request, context, health) { _ in
                 guard let night = try await health.nights(context.userId, from: date, to: date).first else { throw ResourceError.notFound }
                 return SleepNightDTO(night)
@@ -108,7 +106,6 @@ public struct HealthArea: Area {
             if request.query("from") != nil || request.query("to") != nil {
                 guard request.query("date") == nil else { throw ValidationFailure("date", "give either date, or from and to") }
                 let (from, to) = try await Self.range(request, context, health)
-                try Self.checkScored(from, "from")
                 return try await Self.read(request, context, health) { asOf in
                     let (scores, checkIns) = try await health.recovery(context.userId, from: from, to: to)
                     return RecoveryListDTO(asOfPosition: asOf.description,
@@ -117,7 +114,6 @@ public struct HealthArea: Area {
             }
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
-            try Self.checkScored(date, "date")
             return try await Self.read(request, context, health) { _ in
                 let (scores, checkIns) = try await health.recovery(context.userId, from: date, to: date)
                 guard let score = scores.first else { throw ResourceError.notFound }
@@ -128,7 +124,6 @@ public struct HealthArea: Area {
             let language = try await Self.language(request, context, health)
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
-            try Self.checkScored(date, "date")
             return try await Self.read(request, context, health) { asOf in
                 let (briefing, checkIn, freshness) = try await health.briefing(context.userId, date: date, language: language)
                 return BriefingDTO(briefing, checkIn: checkIn, freshness: freshness, language: language, asOf: asOf.description)
@@ -165,9 +160,7 @@ public struct HealthArea: Area {
             return try FindingDTO(finding, language: try await Self.language(request, context, health), position: position?.description)
         }
         reads.put("checkins/{date}") { request, context in
-            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
-                throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
-            }
+            let date = try inputDate(context.parameters.get("date"), field: "date")
             let body = try await request.json(CheckInBody.self, context: context)
             let stored = try await health.checkIn(context.command(), date: date, feeling: body.feeling, note: body.note)
             return CheckInDTO(stored, language: try await Self.language(request, context, health))
@@ -230,12 +223,6 @@ public struct HealthArea: Area {
         return (from, to)
     }
 
-    /// Scores and briefings read 90 days before their date: the dates they take start in 1900
-    /// (a date in year 1 would reach back into a year PostgreSQL does not have).
-    static func checkScored(_ date: LocalDate, _ field: String) throws {
-        guard date.year >= 1900 else { throw ValidationFailure(field, "must be in 1900 or later") }
-    }
-
     /// The request's language (`RequestLanguage`), the user's read through the health service.
     static func language(_ request: Request, _ context: UserRequestContext, _ health: HealthService) async throws -> Language {
         try await RequestLanguage.resolve(request) { try await health.language(context.userId) }
@@ -264,10 +251,7 @@ public struct HealthArea: Area {
         guard let metric = context.parameters.get("metric").flatMap(HealthMetric.init(rawValue:)) else {
             throw ValidationFailure("metric", "must be one of \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard let date = context.parameters.get("date").flatMap(LocalDate.init) else {
-            throw ValidationFailure("date", "must be a date as YYYY-MM-DD")
-        }
-        return (metric, date)
+        return (metric, try inputDate(context.parameters.get("date"), field: "date"))
     }
 
     /// A read that honours `?min_position=`: it waits until the day read models have read past

@@ -91,7 +91,7 @@ public struct TodayArea: Area {
         api.group("today", context: UserRequestContext.self).get { request, context in
             var date: LocalDate?
             if let raw = request.query("date") {
-                guard let parsed = LocalDate(raw) else { throw ValidationFailure("date", "must be a date as YYYY-MM-DD") }
+                guard let parsed = LocalDate(input: raw) else { throw ValidationFailure("date", LocalDate.inputRule) }
                 date = parsed
             }
             let view = try await today.today(context.userId, date: date)

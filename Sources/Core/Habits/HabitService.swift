@@ -55,8 +55,8 @@ public struct HabitService: Sendable {
         let time = try await calendar(owner).decisionTime(at: clock.now())
         // The logs a decision looks at: the day a log or a removal is for.
         let dates: [LocalDate] = switch command {
-        case .log(let raw, _): [raw.flatMap(LocalDate.init) ?? time.today]
-        case .removeLog(let raw): LocalDate(raw).map { [$0] } ?? []
+        case .log(let raw, _): [raw.flatMap { LocalDate(input: $0) } ?? time.today]
+        case .removeLog(let raw): LocalDate(input: raw).map { [$0] } ?? []
         default: []
         }
         return try await commands.run(HabitDecider.self, stream: Self.stream(habitId, owner: owner), command: command, context: context, time: time) {

@@ -23,6 +23,19 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(year: y, month: m, day: d)
     }
 
+    /// The dates a client may send (issue 24): every calendar, score window and read model
+    /// computes within them, and PostgreSQL can store any date they reach (a window of 90 days
+    /// before year 1 cannot). Stored events are read with `init(_:)`, whatever their date.
+    public static let accepted = LocalDate(daysSinceEpoch: -25_567)...LocalDate(daysSinceEpoch: 84_005)  // 1900-01-01...2199-12-31
+    /// What a client is told when a date is not one of `accepted`.
+    public static let inputRule = "must be a date as YYYY-MM-DD, from 1900-01-01 to 2199-12-31"
+
+    /// A date sent by a client: `YYYY-MM-DD` within `accepted`, nil otherwise.
+    public init?(input text: String) {
+        guard let date = LocalDate(text), Self.accepted.contains(date) else { return nil }
+        self = date
+    }
+
     public init(daysSinceEpoch days: Int) {
         // Howard Hinnant's civil_from_days.
         let z = days + 719_468

@@ -22,7 +22,7 @@ public enum HabitDecider: Decider {
         case .log(let rawDate, let value):
             return try logged(habit, rawDate, value, today: now.today)
         case .removeLog(let rawDate):
-            guard let date = LocalDate(rawDate) else { throw ValidationFailure("date", "must be a date as YYYY-MM-DD") }
+            guard let date = LocalDate(input: rawDate) else { throw ValidationFailure("date", LocalDate.inputRule) }
             // Removing a log that is not there changes nothing, so nothing is stored.
             return habit.loggedDates.contains(date) ? [HabitEvent.LogRemoved(habitId: habit.id, date: date)] : []
         case .addFreeze(let id, let from, let to, let reason):
@@ -51,11 +51,11 @@ public enum HabitDecider: Decider {
         errors += definition.schedule.validationErrors()
         var start = today
         if let raw = definition.startDate {
-            if let parsed = LocalDate(raw) {
+            if let parsed = LocalDate(input: raw) {
                 start = parsed
                 if let error = HabitDateWindow(today: today).check(parsed, field: "start_date") { errors.append(error) }
             } else {
-                errors.append(FieldError("start_date", "must be a date as YYYY-MM-DD"))
+                errors.append(FieldError("start_date", LocalDate.inputRule))
             }
         }
         let reminder = parseTime(definition.reminderTime, field: "reminder_time", into: &errors)
@@ -78,11 +78,11 @@ public enum HabitDecider: Decider {
         let reminder = parseTime(change.reminderTime.newValue, field: "reminder_time", into: &errors)
         var from = today
         if let raw = change.effectiveFrom {
-            if let parsed = LocalDate(raw) {
+            if let parsed = LocalDate(input: raw) {
                 from = max(parsed, habit.startDate)
                 if let error = HabitDateWindow(today: today).checkNotAfter(from, field: "effective_from") { errors.append(error) }
             } else {
-                errors.append(FieldError("effective_from", "must be a date as YYYY-MM-DD"))
+                errors.append(FieldError("effective_from", LocalDate.inputRule))
             }
         }
         if let schedule = change.schedule { errors += schedule.validationErrors() }
@@ -110,7 +110,7 @@ public enum HabitDecider: Decider {
         var errors: [FieldError] = []
         var date = today
         if let rawDate {
-            if let parsed = LocalDate(rawDate) { date = parsed } else { errors.append(FieldError("date", "must be a date as YYYY-MM-DD")) }
+            if let parsed = LocalDate(input: rawDate) { date = parsed } else { errors.append(FieldError("date", LocalDate.inputRule)) }
         }
         if date > today { errors.append(FieldError("date", "is in the future (today is \(today))")) }
         if date < habit.startDate { errors.append(FieldError("date", "is before the habit's start date \(habit.startDate)")) }
@@ -127,9 +127,9 @@ public enum HabitDecider: Decider {
     /// again is the freeze already stored, so nothing new is stored.
     static func frozen(_ habit: Habit, id: UUID, from: String, to: String, reason: String?, today: LocalDate) throws -> [any DomainEvent] {
         var errors: [FieldError] = []
-        let start = LocalDate(from), end = LocalDate(to)
-        if start == nil { errors.append(FieldError("from", "must be a date as YYYY-MM-DD")) }
-        if end == nil { errors.append(FieldError("to", "must be a date as YYYY-MM-DD")) }
+        let start = LocalDate(input: from), end = LocalDate(input: to)
+        if start == nil { errors.append(FieldError("from", LocalDate.inputRule)) }
+        if end == nil { errors.append(FieldError("to", LocalDate.inputRule)) }
         if let start, start < habit.startDate { errors.append(FieldError("from", "must not be before the habit's start date \(habit.startDate)")) }
         if let end, let error = HabitDateWindow(today: today).checkNotAfter(end, field: "to") { errors.append(error) }
         if let start, let end, end < start { errors.append(FieldError("to", "must not be before from")) }

@@ -52,8 +52,8 @@ public enum TaskDecider: Decider {
     static func parse(_ draft: TaskDraft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {
         var errors = TaskRules.validationErrors(title: draft.title, priority: draft.priority, recurrence: draft.repeat,
                                                 hasDueDate: draft.dueDate != nil)
-        let due = draft.dueDate.flatMap(LocalDate.init)
-        if draft.dueDate != nil, due == nil { errors.append(FieldError("due_date", "must be a date as YYYY-MM-DD")) }
+        let due = draft.dueDate.flatMap { LocalDate(input: $0) }
+        if draft.dueDate != nil, due == nil { errors.append(FieldError("due_date", LocalDate.inputRule)) }
         let time = draft.dueTime.flatMap(LocalTime.init)
         if draft.dueTime != nil, time == nil { errors.append(FieldError("due_time", "must be a time of day as HH:MM")) }
         if draft.dueTime != nil, draft.dueDate == nil { errors.append(FieldError("due_time", "needs a due_date")) }

@@ -164,8 +164,8 @@ public struct HealthAuditProjector: Projector {
             var request = Figures(owner: row.0)
             if let format = row.2, let received = row.3, let duplicates = row.4 { request.intake = (format, Int(received), Int(duplicates)) }
             request.receivedAt = row.5
-            (request.first, request.last) = (row.6.flatMap(LocalDate.init), row.7.flatMap(LocalDate.init))
-            (request.late, request.lateFirst, request.lateLast, request.worst) = (Int(row.8), row.9.flatMap(LocalDate.init), row.10.flatMap(LocalDate.init), row.11)
+            (request.first, request.last) = (row.6.flatMap(LocalDate.init(_:)), row.7.flatMap(LocalDate.init(_:)))
+            (request.late, request.lateFirst, request.lateLast, request.worst) = (Int(row.8), row.9.flatMap(LocalDate.init(_:)), row.10.flatMap(LocalDate.init(_:)), row.11)
             requests[row.1] = request
         }
         // The metric dates the requests touched (what their items replaced included).
@@ -228,7 +228,7 @@ public struct HealthAuditProjector: Projector {
               LATERAL (SELECT max(local_date) AS latest FROM rm_health_records
                        WHERE owner_id = \(owner) AND kind = 'quantity' AND name = n.name) AS m
             """, logger: logger)
-        for try await text in rows.decode(String?.self) { return text.flatMap(LocalDate.init) }
+        for try await text in rows.decode(String?.self) { return text.flatMap(LocalDate.init(_:)) }
         return nil
     }
 

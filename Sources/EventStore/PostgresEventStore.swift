@@ -74,7 +74,7 @@ public struct PostgresEventStore: Sendable {
         do {
             if hook != nil || also != nil {
                 let hook = self.hook
-                return try await client.withTransaction(logger: logger) { connection in
+                return try await client.transaction(logger: logger) { connection in
                     let result = try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, on: connection, logger: logger)
                     if !result.replayed {
                         try await hook?.didAppend(result.events, on: connection, logger: logger)
@@ -187,6 +187,15 @@ public struct PostgresEventStore: Sendable {
         let rows = try await connection.query("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE event_id = ANY(\(ids)::uuid[]) ORDER BY global_position
+            """, logger: logger)
+        return try await decode(rows)
+    }
+
+    /// The events at these global positions, in the log's gap-safe order.
+    public static func readEvents(positions: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
+        let rows = try await connection.query("""
+            SELECT \(unescaped: Self.eventColumns)
+            FROM events WHERE global_position = ANY(\(positions)::bigint[]) ORDER BY events.transaction_id, events.global_position
             """, logger: logger)
         return try await decode(rows)
     }

@@ -35,10 +35,14 @@ public struct AsyncProjectorRunner: Sendable {
         let logger = self.logger
         let applied: [RecordedEvent]
         do {
-            applied = try await client.withTransaction(logger: logger) { connection in
+            applied = try await client.transaction(logger: logger) { connection in
                 // The projector's lock: one leader among instances, and a rebuild cutover waits for us.
                 let key = AdvisoryLock.projector(projector.name)
-                try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
+                // A batch may legitimately outlast the pool's statement timeout (a thousand health
+                // batches at once): the limit is for requests, so it is lifted for this transaction.
+                try await connection.run("""
+                    SELECT set_config('statement_timeout', '0', true), pg_advisory_xact_lock(\(key.0), \(key.1))
+                    """, logger: logger)
                 let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
                 let frontier = try await PostgresEventStore.frontier(on: connection, logger: logger)
                 let events = try await PostgresEventStore.readAll(
@@ -58,7 +62,8 @@ public struct AsyncProjectorRunner: Sendable {
                     // Only skipping: a crash that loses this costs one more scan, not an event.
                     try await connection.run("SET LOCAL synchronous_commit = off", logger: logger)
                 } else {
-                    try await projector.apply(events, on: connection, logger: logger)
+                    // An event it cannot apply is set aside (DeadLetters), not a stop for everyone.
+                    try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
                 }
                 try await Checkpoints.write(projector.name, next, on: connection, logger: logger)
                 return events

@@ -127,12 +127,13 @@ public struct ProjectionRebuilder: Sendable {
 
         // Replay while appends go on, batch by batch, each batch with its progress row.
         while true {
-            let batch: [RecordedEvent] = try await connection.withTransaction(logger: logger) { connection in
+            let batch: [RecordedEvent] = try await connection.transaction(logger: logger) { connection in
                 try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
                 let events = try await PostgresEventStore.readAll(
                     after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
                 guard let last = events.last else { return [] }
-                try await projector.apply(events, on: connection, logger: logger)
+                // Into the shadow schema's dead letters: they replace the live ones at the cutover.
+                try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
                 try await Self.saveProgress(projector.name, last.position, applied: applied + Int64(events.count), on: connection, logger: logger)
                 return events
             }
@@ -152,7 +153,7 @@ public struct ProjectionRebuilder: Sendable {
         var final: (LogPosition, Int64)?
         for attempt in 1...cutoverAttempts where final == nil {
             do {
-                final = try await connection.withTransaction(logger: logger) { connection in
+                final = try await connection.transaction(logger: logger) { connection in
                     let gate = AdvisoryLock.appendGate
                     try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
                     if projector.mode == .async {
@@ -166,7 +167,7 @@ public struct ProjectionRebuilder: Sendable {
                         let events = try await PostgresEventStore.readAllUnderExclusiveGate(
                             after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
                         guard let last = events.last else { break }
-                        try await projector.apply(events, on: connection, logger: logger)
+                        try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
                         position = last.position
                         applied += Int64(events.count)
                     }
@@ -182,6 +183,15 @@ public struct ProjectionRebuilder: Sendable {
                             try await connection.run("GRANT SELECT, INSERT, UPDATE, DELETE ON \(unescaped: liveSchema).\(unescaped: table) TO lifelog_app", logger: logger)
                         }
                     }
+                    // What this replay set aside replaces what the live projector had set aside.
+                    try await connection.run("""
+                        DELETE FROM \(unescaped: liveSchema).projection_dead_letters WHERE projector = \(projector.name)
+                        """, logger: logger)
+                    try await connection.run("""
+                        INSERT INTO \(unescaped: liveSchema).projection_dead_letters
+                        SELECT * FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)
+                        """, logger: logger)
+                    try await connection.run("DELETE FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)", logger: logger)
                     if projector.mode == .async {
                         try await connection.run("SELECT set_config('search_path', \(liveSchema), true)", logger: logger)
                         try await Checkpoints.write(projector.name, position, on: connection, logger: logger)
@@ -210,7 +220,7 @@ public struct ProjectionRebuilder: Sendable {
     private func prepareShadow(
         _ projector: any Projector, liveSchema: String, on connection: PostgresConnection
     ) async throws -> (start: (position: LogPosition, applied: Int64), resumed: Bool) {
-        try await connection.withTransaction(logger: logger) { connection in
+        try await connection.transaction(logger: logger) { connection in
             try await connection.run("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild", logger: logger)
             try await connection.run("""
                 CREATE TABLE IF NOT EXISTS lifelog_rebuild.rebuild_progress (
@@ -219,6 +229,10 @@ public struct ProjectionRebuilder: Sendable {
                   transaction_id  xid8   NOT NULL,
                   global_position bigint NOT NULL,
                   events_applied  bigint NOT NULL)
+                """, logger: logger)
+            try await connection.run("""
+                CREATE TABLE IF NOT EXISTS lifelog_rebuild.projection_dead_letters
+                  (LIKE \(unescaped: liveSchema).projection_dead_letters INCLUDING ALL)
                 """, logger: logger)
             // The live tables' columns, indexes and constraints: if a migration changes any of
             // them while a killed rebuild waits, resuming would swap in tables without the change.
@@ -250,6 +264,7 @@ public struct ProjectionRebuilder: Sendable {
                 logger.info("resuming rebuild", metadata: ["projector": "\(projector.name)", "position": "\(position)"])
                 return ((position, saved.3), true)
             }
+            try await connection.run("DELETE FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)", logger: logger)
             for table in projector.tables {
                 try await connection.run("DROP TABLE IF EXISTS lifelog_rebuild.\(unescaped: table)", logger: logger)
                 try await connection.run(

@@ -13,12 +13,16 @@ public struct ProjectorStatus: Sendable, Equatable {
     public var lagEvents: Int64
     /// Age of the oldest event not yet applied; 0 when caught up.
     public var lagSeconds: Double
+    /// Events it could not apply and set aside (`DeadLetters`).
+    public var deadLetters: Int64 = 0
 
     public static func load(_ projectors: [any Projector], client: PostgresClient, logger: Logger) async throws -> [ProjectorStatus] {
         var statuses: [ProjectorStatus] = []
+        let deadLetters = try await DeadLetters.counts(client: client, logger: logger)
         for projector in projectors {
             guard projector.mode == .async else {
-                statuses.append(ProjectorStatus(name: projector.name, mode: .inline, checkpoint: nil, lagEvents: 0, lagSeconds: 0))
+                statuses.append(ProjectorStatus(name: projector.name, mode: .inline, checkpoint: nil, lagEvents: 0, lagSeconds: 0,
+                                                deadLetters: deadLetters[projector.name] ?? 0))
                 continue
             }
             let status = try await client.withConnection { connection in
@@ -31,7 +35,8 @@ public struct ProjectorStatus: Sendable, Equatable {
                     """, logger: logger)
                 var lag: (Int64, Double) = (0, 0)
                 for try await row in rows.decode((Int64, Double).self) { lag = row }
-                return ProjectorStatus(name: projector.name, mode: .async, checkpoint: checkpoint, lagEvents: lag.0, lagSeconds: lag.1)
+                return ProjectorStatus(name: projector.name, mode: .async, checkpoint: checkpoint, lagEvents: lag.0, lagSeconds: lag.1,
+                                       deadLetters: deadLetters[projector.name] ?? 0)
             }
             statuses.append(status)
         }

@@ -9,7 +9,7 @@ import Synchronization
 struct ProjectionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "projections", abstract: "Inspect and rebuild read models.",
-        subcommands: [Status.self, Rebuild.self])
+        subcommands: [Status.self, Rebuild.self, Retry.self])
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Each projector, its checkpoint and its lag.")
@@ -20,14 +20,41 @@ struct ProjectionsCommand: AsyncParsableCommand {
             let statuses = try await Environment.withOwnerClient(configuration, logger: logger) { client in
                 try await ProjectorStatus.load(AreaCatalog.projectors, client: client, logger: logger)
             }
-            let rows = [["PROJECTOR", "MODE", "CHECKPOINT", "LAG EVENTS", "LAG SECONDS"]] + statuses.map {
+            let rows = [["PROJECTOR", "MODE", "CHECKPOINT", "LAG EVENTS", "LAG SECONDS", "SET ASIDE"]] + statuses.map {
                 [$0.name, $0.mode.rawValue, $0.checkpoint.map { "\($0)" } ?? "in the append's transaction",
-                 String($0.lagEvents), String(format: "%.1f", $0.lagSeconds)]
+                 String($0.lagEvents), String(format: "%.1f", $0.lagSeconds), String($0.deadLetters)]
             }
-            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
             for row in rows {
                 print(zip(row, widths).map { $0.padding(toLength: $1 + 2, withPad: " ", startingAt: 0) }.joined())
             }
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply again the events a projector set aside (see the SET ASIDE column of `status`).",
+            discussion: "Each event that applies now leaves the list; each that still fails stays, with its new error. Exits non-zero while any still fails.")
+
+        @Argument(help: "The projector (see `lifelog projections status`).")
+        var name: String
+
+        func run() async throws {
+            let catalog = AreaCatalog.projectors
+            guard let projector = ProjectionCatalog.named(name, in: catalog) else {
+                throw CLIError("no projector is named \(name); known: \(catalog.map(\.name).joined(separator: ", "))")
+            }
+            let configuration = try Environment.configuration()
+            let logger = Environment.logger("lifelog.projections", level: .warning)
+            let (applied, failing) = try await Environment.withOwnerClient(configuration, logger: logger) { client in
+                let outcome = try await DeadLetters.retry(projector, client: client, logger: logger)
+                return (outcome.applied, try await DeadLetters.list(projector.name, client: client, logger: logger))
+            }
+            print("\(projector.name): \(applied) applied, \(failing.count) still set aside")
+            for entry in failing {
+                print("  position \(entry.position) \(entry.eventType) (\(entry.attempts) attempts): \(entry.error)")
+            }
+            if !failing.isEmpty { throw CLIError("\(failing.count) event(s) of \(projector.name) still cannot be applied") }
         }
     }
 

@@ -28,6 +28,7 @@ struct MetricsRoutes {
             for status in try await ProjectorStatus.load(projectors, client: client, logger: logger) {
                 registry.makeGauge(name: "lifelog_projector_lag_events", labels: [("projector", status.name)]).set(Double(status.lagEvents))
                 registry.makeGauge(name: "lifelog_projector_lag_seconds", labels: [("projector", status.name)]).set(status.lagSeconds)
+                registry.makeGauge(name: "lifelog_projector_dead_letters", labels: [("projector", status.name)]).set(Double(status.deadLetters))
             }
             for try await last in try await client.query("SELECT COALESCE(max(global_position), 0) FROM events", logger: logger).decode(Int64.self) {
                 registry.makeGauge(name: "lifelog_log_head_position").set(Double(last))

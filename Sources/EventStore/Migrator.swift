@@ -146,7 +146,7 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(on client: PostgresClient, logger: Logger) async throws -> [Migration] {
         try await client.withConnection { connection in
-            try await connection.withTransaction(logger: logger) { connection in
+            try await connection.transaction(logger: logger) { connection in
                 try await connection.run("SELECT pg_advisory_xact_lock(\(AdvisoryLock.migrations.0), \(AdvisoryLock.migrations.1))", logger: logger)
                 try await Self.ensureLedger(on: connection, logger: logger)
             }
@@ -163,7 +163,7 @@ public struct Migrator: Sendable {
 
     private func apply(_ migration: Migration, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         do {
-            return try await connection.withTransaction(logger: logger) { connection in
+            return try await connection.transaction(logger: logger) { connection in
                 try await connection.run("SELECT pg_advisory_xact_lock(\(AdvisoryLock.migrations.0), \(AdvisoryLock.migrations.1))", logger: logger)
                 let applied = try await Self.applied(on: connection, logger: logger)
                 try verify(applied: applied)

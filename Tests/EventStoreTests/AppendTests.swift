@@ -178,7 +178,7 @@ import TestSupport
             let calls: [any AppendCall] = [FreshAppendStatement(arguments: arguments), AppendStatement(arguments: arguments)]
             for call in calls {
                 await #expect {
-                    try await client.withTransaction(logger: logger) { connection in
+                    try await client.transaction(logger: logger) { connection in
                         try await connection.run("INSERT INTO projection_checkpoints VALUES ('x', '1'::xid8, 1)", logger: logger)
                         for try await _ in try await connection.execute(call, logger: logger) {}
                     }

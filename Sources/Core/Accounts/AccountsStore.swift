@@ -52,7 +52,7 @@ public struct AccountsStore: Sendable {
         let sessionId = UUID()
         let now = clock.now()
         let refresh = SecretToken.make(prefix: "llr_")
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.run("INSERT INTO sessions (session_id, user_id, created_at) VALUES (\(sessionId), \(userId), \(now))", logger: logger)
             try await connection.run("""
                 INSERT INTO refresh_tokens (token_hash, session_id, user_id, issued_at, expires_at)

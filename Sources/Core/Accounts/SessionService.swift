@@ -132,7 +132,7 @@ public struct SessionService: Sendable {
         let next = SecretToken.make(prefix: "llr_")
         enum Outcome: Sendable { case rotated(UUID, UUID), reused, invalid }
         let logger = self.logger
-        let outcome: Outcome = try await client.withTransaction(logger: logger) { connection in
+        let outcome: Outcome = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 SELECT t.session_id, t.user_id, t.spent_at IS NOT NULL, t.expires_at <= \(now), s.revoked_at IS NOT NULL
                 FROM refresh_tokens t JOIN sessions s USING (session_id)

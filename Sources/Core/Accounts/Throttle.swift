@@ -34,7 +34,7 @@ public struct Throttle: Sendable {
         let now = clock.now()
         let since = now.addingTimeInterval(-Self.window)
         let attempt = UUID()
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             for (key, _) in keys.sorted(by: { $0.key < $1.key }) {
                 try await connection.run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 7))", logger: logger)
             }

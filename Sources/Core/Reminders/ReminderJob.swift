@@ -61,7 +61,7 @@ public struct ReminderJob: Sendable {
     /// checkpoint's move: a run that dies plans nothing, and the next plans the same window
     /// (the outbox keys make that harmless either way). A new install starts from its first run.
     public func plan() async throws -> RunReport {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             var report = RunReport()
             var locked = false
             for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)

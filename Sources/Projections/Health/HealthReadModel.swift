@@ -20,23 +20,7 @@ public struct HealthReadModel: Sendable {
         var version: Int64 = 0
         var records: [HealthRecord] = []
         records.reserveCapacity(keys.count)
-        // One index probe per key and per uuid (an item found both ways comes twice; the state
-        // keeps it once). As `key = ANY(…)`, or as a join, PostgreSQL chose to scan every stored
-        // item of the user once it had some hundred thousand, or when its statistics lagged
-        // behind an import (a scan per batch, slower with every batch). A LATERAL subquery with a
-        // LIMIT is not flattened into a join: it stays one probe per key (both are unique).
-        let rows = try await client.query("""
-            WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version),
-            found AS (
-              SELECT r.* FROM unnest(\(keys)::text[]) AS k(key),
-                LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.key = k.key LIMIT 1) r
-              UNION ALL
-              SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
-                LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
-            SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date - DATE '1970-01-01', r.source_name,
-                   r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
-            FROM v LEFT JOIN found r ON true
-            """, logger: logger)
+        let rows = try await client.query(Self.decisionStateQuery(owner, streamId: streamId, keys: keys, uuids: uuids), logger: logger)
         // The date as days since 1970: a re-sent batch reads back every item, and parsing
         // thousands of date strings per batch showed in its profile.
         for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, Int32?, String?, String?, String?,
@@ -55,16 +39,45 @@ public struct HealthReadModel: Sendable {
         return (records, version)
     }
 
+    /// The lookup behind `decisionState`: one index probe per key and per uuid (an item found
+    /// both ways comes twice; the state keeps it once). As `key = ANY(…)`, or as a join,
+    /// PostgreSQL chose to scan every stored item of the user once it had some hundred thousand,
+    /// or when its statistics lagged behind an import or a new user's first sync (a 10,000-item
+    /// batch took 14.6 s, a 49,000-item re-send held a core for minutes: issue 24). A LATERAL
+    /// subquery with a LIMIT is not flattened into a join: it stays one probe per key (both are
+    /// unique), whatever the statistics say (`HealthLookupPlanTests`).
+    public static func decisionStateQuery(_ owner: UUID, streamId: String, keys: [String], uuids: [String]) -> PostgresQuery {
+        """
+        WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version),
+        found AS (
+          SELECT r.* FROM unnest(\(keys)::text[]) AS k(key),
+            LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.key = k.key LIMIT 1) r
+          UNION ALL
+          SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
+            LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
+        SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date - DATE '1970-01-01', r.source_name,
+               r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
+        FROM v LEFT JOIN found r ON true
+        """
+    }
+
     /// Items stored per "metric|date" on the days of the items with these uuids.
     public func storedOnDates(_ owner: UUID, uuids: [String]) async throws -> [String: Int] {
         var found: [String: Int] = [:]
-        let rows = try await client.query("""
-            SELECT d.name, d.local_date::text, (SELECT count(*) FROM rm_health_records c
-                                                WHERE c.owner_id = \(owner) AND c.kind = d.kind AND c.name = d.name AND c.local_date = d.local_date)
-            FROM (SELECT DISTINCT kind, name, local_date FROM rm_health_records WHERE owner_id = \(owner) AND uuid = ANY(\(uuids)::text[])) AS d
-            """, logger: logger)
+        let rows = try await client.query(Self.storedOnDatesQuery(owner, uuids: uuids), logger: logger)
         for try await (name, date, count) in rows.decode((String, String, Int64).self) { found["\(name)|\(date)"] = Int(count) }
         return found
+    }
+
+    /// The lookup behind `storedOnDates`: the items found one probe per uuid, as above, then a
+    /// count per day along the day index.
+    public static func storedOnDatesQuery(_ owner: UUID, uuids: [String]) -> PostgresQuery {
+        """
+        SELECT d.name, d.local_date::text, (SELECT count(*) FROM rm_health_records c
+                                            WHERE c.owner_id = \(owner) AND c.kind = d.kind AND c.name = d.name AND c.local_date = d.local_date)
+        FROM (SELECT DISTINCT r.kind, r.name, r.local_date FROM unnest(\(uuids)::text[]) AS u(uuid),
+                LATERAL (SELECT kind, name, local_date FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r) AS d
+        """
     }
 
     /// The position of the last event of a stream (what a client waits for after a write that

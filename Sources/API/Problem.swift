@@ -147,6 +147,11 @@ public enum ProblemMapping {
             }
         default:
             if PostgresErrors.isConnectionFailure(error) { return .databaseUnavailable() }
+            // The statement ran past DATABASE_STATEMENT_TIMEOUT_MS and was cancelled: nothing of
+            // it is stored, and the same request may be tried again later.
+            if PostgresErrors.sqlState(error) == "57014" {
+                return .databaseUnavailable("The database took too long with this request; nothing was stored. Try again shortly.")
+            }
             // Text PostgreSQL refuses (a NUL, bad encoding) is bad input, not our failure.
             if ["22021", "22P05"].contains(PostgresErrors.sqlState(error) ?? "") {
                 return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])

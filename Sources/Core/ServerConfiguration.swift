@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable {
     /// `DATABASE_KEEPALIVE_SECONDS`: idle connections ask `SELECT 1` this often; nil (0, the
     /// default) sends none, for a database the server reaches without a NAT or proxy between.
     public var databaseKeepAlive: Duration?
+    /// `DATABASE_STATEMENT_TIMEOUT_MS`: the longest one statement of the server's pool may run
+    /// (30 s); nil (0) for no limit. Async projector batches lift it for their own transaction.
+    public var databaseStatementTimeout: Duration? = .seconds(30)
     /// Local state of a development setup (the generated signing key).
     public var dataDirectory: URL
     public var signingKeys: [SigningKey]
@@ -83,6 +86,7 @@ public struct ServerConfiguration: Sendable {
         }
         let migrate = flag("LIFELOG_MIGRATE_ON_START", default: true)
         let keepAlive = try integer("DATABASE_KEEPALIVE_SECONDS", default: 0, in: 0...3_600)
+        let statementTimeout = try integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, in: 0...86_400_000)
         return ServerConfiguration(
             databaseURL: url,
             databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",
@@ -96,6 +100,7 @@ public struct ServerConfiguration: Sendable {
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
             databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
             databaseKeepAlive: keepAlive == 0 ? nil : .seconds(keepAlive),
+            databaseStatementTimeout: statementTimeout == 0 ? nil : .milliseconds(statementTimeout),
             dataDirectory: dataDirectory,
             signingKeys: keys,
             webhookAllowPrivate: flag("LIFELOG_WEBHOOK_ALLOW_PRIVATE", default: false),

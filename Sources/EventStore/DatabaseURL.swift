@@ -63,9 +63,10 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     /// Client configuration. `role`, when given, is assumed at connection start (`SET ROLE`), so a
     /// schema owner can run the server with the narrow privileges of `lifelog_app`. Connections
     /// open on demand and close after a minute unused. `keepAlive`: how often an idle connection
-    /// asks `SELECT 1` (nil: never).
+    /// asks `SELECT 1` (nil: never). `statementTimeout`: the longest one statement may run (nil:
+    /// PostgreSQL's own setting).
     public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20,
-                                    keepAlive: Duration? = nil) -> PostgresClient.Configuration {
+                                    keepAlive: Duration? = nil, statementTimeout: Duration? = nil) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
@@ -91,6 +92,11 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             ("idle_in_transaction_session_timeout", "60s"),
         ]
         if let role, !role.isEmpty { parameters.append(("role", role)) }
+        // One bad plan or one huge request must not hold a database core for minutes (issue 24).
+        if let statementTimeout {
+            let (seconds, attoseconds) = statementTimeout.components
+            parameters.append(("statement_timeout", String(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
+        }
         configuration.options.additionalStartupParameters = parameters
         return configuration
     }

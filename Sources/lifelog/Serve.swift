@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
         let client = PostgresClient(
             configuration: configuration.databaseURL.clientConfiguration(
                 role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections,
-                keepAlive: configuration.databaseKeepAlive),
+                keepAlive: configuration.databaseKeepAlive, statementTimeout: configuration.databaseStatementTimeout),
             backgroundLogger: logger)
         let clock = SystemClock()
         // The composition root: one event store, with the configured logger, for every area. The

@@ -209,7 +209,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     }
 
     private func claim(userId: UUID, key: String, requestHash: ByteBuffer, now: Date, logger: Logger) async throws -> Bool {
-        for try await _ in try await client.query("""
+        for try await _ in try await client.rows("""
             INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
             ON CONFLICT (user_id, key) DO NOTHING
             RETURNING 1
@@ -219,7 +219,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
     /// The stored answer, or where the first attempt stands. Another request under the same key is 422.
     private func replay(userId: UUID, key: String, clientKey: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Stored {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT request_hash, status, content_type, body, etag, location, created_at, sealed_body FROM idempotency_keys
             WHERE user_id = \(userId) AND key = \(key)
             """, logger: logger)

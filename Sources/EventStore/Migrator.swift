@@ -107,12 +107,12 @@ public struct Migrator: Sendable {
 
     /// Applied versions with their checksums; empty when nothing was ever applied.
     public static func applied(on connection: PostgresConnection, logger: Logger) async throws -> [Int: (name: String, checksum: String)] {
-        let exists = try await connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
+        let exists = try await connection.rows("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger)
         var hasLedger = false
         for try await value in exists.decode(Bool.self) { hasLedger = value }
         guard hasLedger else { return [:] }
         var applied: [Int: (name: String, checksum: String)] = [:]
-        let rows = try await connection.query("SELECT version, name, checksum FROM schema_migrations", logger: logger)
+        let rows = try await connection.rows("SELECT version, name, checksum FROM schema_migrations", logger: logger)
         for try await (version, name, checksum) in rows.decode((Int, String, String).self) {
             applied[version] = (name, checksum)
         }

@@ -33,6 +33,7 @@ public enum PostgresErrors {
     /// failures, the server says so with SQLSTATE class 08 (connection exception), 57P01–57P03
     /// (shutting down, crashed, starting up) and 53300 (too many connections).
     public static func isConnectionFailure(_ error: any Error) -> Bool {
+        if unwrap(error) is ConnectionClosedBeforeStatement { return true }
         guard let psql = unwrap(error) as? PSQLError else { return false }
         if let state = psql.serverInfo?[.sqlState] {
             return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)

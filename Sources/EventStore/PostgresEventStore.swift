@@ -102,12 +102,12 @@ public struct PostgresEventStore: Sendable {
         _ statement: some AppendCall, stream: StreamName, events: [NewEvent], metadata: [String],
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppendResult {
-        let rows = try await connection.execute(statement, logger: logger)
+        let rows = try await connection.prepared(statement, logger: logger)
         var recorded: [RecordedEvent] = []
         recorded.reserveCapacity(events.count)
         var replayed = false
         var index = 0
-        for try await (position, version, transaction, recordedAt, wasReplayed) in rows {
+        for (position, version, transaction, recordedAt, wasReplayed) in rows {
             guard index < events.count else { break }
             let event = events[index]
             recorded.append(RecordedEvent(
@@ -172,7 +172,7 @@ public struct PostgresEventStore: Sendable {
         event_type, schema_version, data::text, metadata::text, recorded_at
         """
 
-    static func decode(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
+    static func decode(_ rows: QueryRows) async throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         for try await row in rows.decode(EventRow.self) {
             events.append(RecordedEvent(
@@ -184,7 +184,7 @@ public struct PostgresEventStore: Sendable {
     }
 
     static func readEvents(ids: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE event_id = ANY(\(ids)::uuid[]) ORDER BY global_position
             """, logger: logger)
@@ -193,7 +193,7 @@ public struct PostgresEventStore: Sendable {
 
     /// The events at these global positions, in the log's gap-safe order.
     public static func readEvents(positions: [Int64], on connection: PostgresConnection, logger: Logger) async throws -> [RecordedEvent] {
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE global_position = ANY(\(positions)::bigint[]) ORDER BY events.transaction_id, events.global_position
             """, logger: logger)
@@ -202,7 +202,7 @@ public struct PostgresEventStore: Sendable {
 
     /// Events of one stream from `version` on (1-based), in stream order.
     public func readStream(_ streamId: String, from version: Int64 = 1, limit: Int = 10_000) async throws -> [RecordedEvent] {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events WHERE stream_id = \(streamId) AND stream_version >= \(version)
             ORDER BY stream_version LIMIT \(limit)
@@ -212,7 +212,7 @@ public struct PostgresEventStore: Sendable {
 
     /// The stream's current version, 0 when it does not exist.
     public func streamVersion(_ streamId: String) async throws -> Int64 {
-        let rows = try await client.query("SELECT version FROM streams WHERE stream_id = \(streamId)", logger: logger)
+        let rows = try await client.rows("SELECT version FROM streams WHERE stream_id = \(streamId)", logger: logger)
         for try await version in rows.decode(Int64.self) { return version }
         return 0
     }
@@ -241,7 +241,7 @@ public struct PostgresEventStore: Sendable {
         on connection: PostgresConnection, logger: Logger
     ) async throws -> [RecordedEvent] {
         let tx = String(position.transactionId)
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events
             WHERE (NOT \(frontier) OR transaction_id < pg_snapshot_xmin(pg_current_snapshot()))
@@ -255,7 +255,7 @@ public struct PostgresEventStore: Sendable {
     /// The snapshot frontier now: every transaction with a lower id has ended, so what the log
     /// holds below it is final. Reads given this bound, and the head below it, agree with each other.
     public static func frontier(on connection: PostgresConnection, logger: Logger) async throws -> UInt64 {
-        let rows = try await connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
+        let rows = try await connection.rows("SELECT pg_snapshot_xmin(pg_current_snapshot())::text", logger: logger)
         var frontier = LogPosition.start
         for try await text in rows.decode(String.self) { frontier = try LogPosition(transactionText: text, globalPosition: 0) }
         return frontier.transactionId
@@ -267,7 +267,7 @@ public struct PostgresEventStore: Sendable {
         on connection: PostgresConnection, logger: Logger
     ) async throws -> [RecordedEvent] {
         let tx = String(position.transactionId), bound = String(frontier)
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT \(unescaped: Self.eventColumns)
             FROM events
             WHERE transaction_id < \(bound)::xid8
@@ -281,7 +281,7 @@ public struct PostgresEventStore: Sendable {
     /// The position of the last event below `frontier` (nil for an empty log): one step back
     /// along the log's index.
     public static func head(below frontier: UInt64, on connection: PostgresConnection, logger: Logger) async throws -> LogPosition? {
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT transaction_id::text AS transaction_text, global_position FROM events WHERE transaction_id < \(String(frontier))::xid8
             ORDER BY events.transaction_id DESC, events.global_position DESC LIMIT 1
             """, logger: logger)

@@ -1,26 +1,95 @@
 import Logging
+import NIOCore
 import PostgresNIO
 
-// A query's rows arrive as a lazy sequence, and a server error can come after the row
-// description: a statement run for its effect must be drained, or its error is never seen.
+// Every statement lifelog sends goes through here.
+//
+// PostgresNIO 1.33.2 writes a statement to its channel without a promise for the write. When
+// PostgreSQL has closed the connection, NIO tears the channel's pipeline down a moment after
+// the close; a statement written from another thread after that is dropped, its promise never
+// completes, and whoever awaits it waits forever (issue 24: requests in flight when PostgreSQL
+// stopped were never answered, retries queued behind them, async projectors stopped for good;
+// `PostgresOutageTests` reproduces it with PostgresNIO alone). The pipeline is torn down on the
+// connection's event loop, so a statement whose write starts on that loop, after a check that
+// the channel is still open, reaches PostgresNIO's handler: open, the statement runs; closing,
+// the handler fails it. So each statement starts on its connection's loop (a task executor
+// preference for the few instructions that check and write), and its rows are read into memory
+// before the caller sees them (no caller here streams a result it cannot hold).
+
+/// What a statement answered: its rows, read. `decode` works as on PostgresNIO's row sequence.
+public struct QueryRows: AsyncSequence, Sendable {
+    public typealias Element = PostgresRow
+    public let rows: [PostgresRow]
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: IndexingIterator<[PostgresRow]>
+        public mutating func next() async throws -> PostgresRow? { base.next() }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
+}
+
+/// PostgreSQL closed this connection before the statement was sent; nothing of it ran.
+public struct ConnectionClosedBeforeStatement: Error, Sendable {}
+
+/// Runs Swift concurrency jobs on one NIO event loop: the loop of a connection.
+final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
 extension PostgresConnection {
+    /// Sends `query` from this connection's event loop (see above) and reads its rows.
+    public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> QueryRows {
+        let sequence = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+            guard !isClosed else { throw ConnectionClosedBeforeStatement() }
+            return try await self.query(query, logger: logger, file: file, line: line)
+        }
+        var rows: [PostgresRow] = []
+        for try await row in sequence { rows.append(row) }
+        return QueryRows(rows: rows)
+    }
+
+    /// A prepared statement, sent the same way; its rows decoded.
+    public func prepared<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        let sequence = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+            guard !isClosed else { throw ConnectionClosedBeforeStatement() }
+            return try await self.execute(statement, logger: logger, file: file, line: line)
+        }
+        var rows: [Statement.Row] = []
+        for try await row in sequence { rows.append(row) }
+        return rows
+    }
+
+    /// A statement run for its effect. Its rows are read: a server error can come after the row
+    /// description, and a statement whose rows are not read never shows it.
     public func run(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws {
-        for try await _ in try await self.query(query, logger: logger, file: file, line: line) {}
+        _ = try await rows(query, logger: logger, file: file, line: line)
     }
 }
 
 extension PostgresClient {
+    /// `PostgresConnection.rows` on a connection of the pool.
+    public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> QueryRows {
+        try await withConnection { connection in try await connection.rows(query, logger: logger, file: file, line: line) }
+    }
+
     public func run(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws {
-        for try await _ in try await self.query(query, logger: logger, file: file, line: line) {}
+        _ = try await rows(query, logger: logger, file: file, line: line)
     }
 }
 
 // Transactions. PostgresNIO's `withTransaction` sends ROLLBACK after any error, also when the
-// error is that PostgreSQL closed the connection. By then the channel may have dropped its
-// handlers, and a write to it is lost without failing the query's promise: the ROLLBACK waits
-// forever, and with it the request (never answered) or the async projector (stopped for good).
-// That is what requests in flight when PostgreSQL stopped met (issue 24, `bench/restart/run`).
-// A connection that failed has rolled back already, on the server's side: no ROLLBACK is sent.
+// error is that PostgreSQL closed the connection (a statement that then hung, see above). A
+// connection that failed has rolled back already, on the server's side: no ROLLBACK is sent.
 extension PostgresConnection {
     /// BEGIN, `body`, COMMIT; ROLLBACK when `body` fails, unless the connection itself failed.
     /// Throws what `body` (or BEGIN, or COMMIT) threw, unwrapped.

@@ -94,7 +94,7 @@ public struct AsyncProjectorRunner: Sendable {
         let logger = self.logger
         return try await client.withConnection { connection in
             let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.rows("""
                 SELECT EXISTS (SELECT 1 FROM events
                   WHERE (transaction_id, global_position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.globalPosition))
                     AND (\(projector.eventTypes)::text[] IS NULL OR event_type = ANY(\(projector.eventTypes)::text[])))

@@ -5,7 +5,7 @@ import PostgresNIO
 /// The `projection_checkpoints` table: where each async projector has read up to.
 enum Checkpoints {
     static func read(_ projector: String, on connection: PostgresConnection, logger: Logger) async throws -> LogPosition {
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE projector = \(projector)
             """, logger: logger)
         for try await (tx, position) in rows.decode((String, Int64).self) {

@@ -73,14 +73,14 @@ public enum DeadLetters {
     /// Events set aside per projector.
     public static func counts(client: PostgresClient, logger: Logger) async throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
-        let rows = try await client.query("SELECT projector, count(*) FROM projection_dead_letters GROUP BY projector", logger: logger)
+        let rows = try await client.rows("SELECT projector, count(*) FROM projection_dead_letters GROUP BY projector", logger: logger)
         for try await (name, count) in rows.decode((String, Int64).self) { counts[name] = count }
         return counts
     }
 
     /// The events `projector` set aside, in log order.
     public static func list(_ projector: String, client: PostgresClient, logger: Logger) async throws -> [Entry] {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT transaction_id::text, global_position, event_id, event_type, error, attempts FROM projection_dead_letters
             WHERE projector = \(projector) ORDER BY transaction_id, global_position
             """, logger: logger)
@@ -101,7 +101,7 @@ public enum DeadLetters {
             return try await client.transaction(logger: logger) { connection in
                 let key = AdvisoryLock.projector(projector.name)
                 try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
-                let rows = try await connection.query("""
+                let rows = try await connection.rows("""
                     SELECT global_position FROM projection_dead_letters WHERE projector = \(projector.name)
                     """, logger: logger)
                 var positions: [Int64] = []

@@ -89,7 +89,7 @@ public struct ProjectionRebuilder: Sendable {
         return try await client.withConnection { connection in
             let lockKey = AdvisoryLock.rebuild(projector.name)
             var locked = false
-            for try await value in try await connection.query(
+            for try await value in try await connection.rows(
                 "SELECT pg_try_advisory_lock(\(lockKey.0), \(lockKey.1))", logger: logger
             ).decode(Bool.self) { locked = value }
             guard locked else { throw RebuildError.alreadyRunning(projector.name) }
@@ -249,7 +249,7 @@ public struct ProjectionRebuilder: Sendable {
                                       FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid JOIN pg_namespace n ON n.oid = r.relnamespace
                                       WHERE n.nspname = \(liveSchema) AND r.relname = ANY(\(tables)::text[])), ''))
                 """, on: connection, logger: logger) ?? ""
-            let rows = try await connection.query("""
+            let rows = try await connection.rows("""
                 SELECT definition, transaction_id::text, global_position, events_applied
                 FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)
                 """, logger: logger)
@@ -291,7 +291,7 @@ public struct ProjectionRebuilder: Sendable {
     }
 
     static func scalar<T: PostgresDecodable>(_ type: T.Type, _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> T? {
-        for try await value in try await connection.query(query, logger: logger).decode(T.self) {
+        for try await value in try await connection.rows(query, logger: logger).decode(T.self) {
             return value
         }
         return nil

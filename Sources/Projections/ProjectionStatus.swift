@@ -27,7 +27,7 @@ public struct ProjectorStatus: Sendable, Equatable {
             }
             let status = try await client.withConnection { connection in
                 let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
-                let rows = try await connection.query("""
+                let rows = try await connection.rows("""
                     SELECT count(*), COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(recorded_at))::float8, 0)
                     FROM events
                     WHERE (transaction_id, global_position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.globalPosition))

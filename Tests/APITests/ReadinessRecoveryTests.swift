@@ -14,24 +14,6 @@ import TestSupport
 @Suite(.serialized) struct ReadinessRecoveryTests {
     let logger = TestDatabase.logger
 
-    /// Runs scripts/pg.sh; its output goes to a file, since the server it starts outlives it.
-    func pg(_ arguments: String...) async throws -> String {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [TestDatabase.packageRoot.appendingPathComponent("scripts/pg.sh").path] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        guard process.terminationStatus == 0 else { throw CLIFailure(arguments: arguments) }
-        return try String(contentsOf: outputFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    struct CLIFailure: Error { var arguments: [String] }
-
     func readyStatus(_ http: some TestClientProtocol) async throws -> HTTPResponse.Status {
         try await http.execute(uri: "/readyz", method: .get) { $0.status }
     }
@@ -42,16 +24,16 @@ import TestSupport
         do {
             try await checkReadiness(clusterDirectory: directory)
         } catch {
-            _ = try? await pg("stop", directory.path)
+            _ = try? await ClusterControl.run("stop", directory.path)
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
-        _ = try? await pg("stop", directory.path)
+        _ = try? await ClusterControl.run("stop", directory.path)
         try? FileManager.default.removeItem(at: directory)
     }
 
     func checkReadiness(clusterDirectory directory: URL) async throws {
-        let url = try DatabaseURL(parsing: try await pg("start", "test", directory.path))
+        let url = try DatabaseURL(parsing: try await ClusterControl.run("start", "test", directory.path))
         let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
         // A fixed pool without keep-alive queries, as `serve` runs it: the connections PostgreSQL
         // dropped when it stopped are seen and opened again.
@@ -64,7 +46,7 @@ import TestSupport
             try await app.test(.router) { http in
                 #expect(try await readyStatus(http) == .ok)
                 let token = try #require(try await http.register("outage@example.com").string("access_token"))
-                _ = try await pg("stop", directory.path)
+                _ = try await ClusterControl.run("stop", directory.path)
                 #expect(try await readyStatus(http) == .serviceUnavailable)
                 // An API request waits about the limit (1 s here), not until the database is back.
                 let start = ContinuousClock.now
@@ -76,7 +58,7 @@ import TestSupport
                 #expect(waited < .seconds(4), "waited \(waited)")
                 // A probe never depends on the database through authentication.
                 #expect(try await http.call(.get, "/healthz", token: token).status == .ok)
-                _ = try await pg("start", "test", directory.path)
+                _ = try await ClusterControl.run("start", "test", directory.path)
                 let deadline = ContinuousClock.now + .seconds(20)
                 var status = HTTPResponse.Status.serviceUnavailable
                 while ContinuousClock.now < deadline {

@@ -61,7 +61,7 @@ public struct DeviceService: Sendable {
         let now = store.clock.now()
         let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
         var userId: UUID?
-        for try await id in try await client.query("""
+        for try await id in try await client.rows("""
             UPDATE pairing_codes SET used_at = \(now)
             WHERE code_hash = \(SecretToken.hash(normalized)) AND used_at IS NULL AND expires_at > \(now)
             RETURNING user_id

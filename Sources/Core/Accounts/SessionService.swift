@@ -99,7 +99,7 @@ public struct SessionService: Sendable {
                 let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)])
                 var found: (UUID, String)?
                 if Email.isPlausible(email), !password.contains("\0") {
-                    let rows = try await client.query("""
+                    let rows = try await client.rows("""
                         SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
                         """, logger: logger)
                     for try await row in rows.decode((UUID, String).self) { found = row }
@@ -133,7 +133,7 @@ public struct SessionService: Sendable {
         enum Outcome: Sendable { case rotated(UUID, UUID), reused, invalid }
         let logger = self.logger
         let outcome: Outcome = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.rows("""
                 SELECT t.session_id, t.user_id, t.spent_at IS NOT NULL, t.expires_at <= \(now), s.revoked_at IS NOT NULL
                 FROM refresh_tokens t JOIN sessions s USING (session_id)
                 WHERE t.token_hash = \(SecretToken.hash(refreshToken)) FOR UPDATE OF t
@@ -183,7 +183,7 @@ public struct SessionService: Sendable {
         // A stolen access token must not become a way to guess the password.
         let attempt = try await store.throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)])
         var stored: String?
-        for try await hash in try await client.query("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
+        for try await hash in try await client.rows("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
             stored = hash
         }
         guard let stored, try await store.hasher.verify(current, hash: stored) else {
@@ -197,7 +197,7 @@ public struct SessionService: Sendable {
     /// A bearer access token whose session is still open.
     public func authenticate(accessToken: String) async throws -> Identity {
         let (userId, sessionId) = try await store.tokens.verify(accessToken)
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT revoked_at IS NULL FROM sessions WHERE session_id = \(sessionId) AND user_id = \(userId)
             """, logger: logger)
         for try await open in rows.decode(Bool.self) where open { return .user(userId: userId, sessionId: sessionId) }
@@ -207,7 +207,7 @@ public struct SessionService: Sendable {
     /// A device key (ingestion only); records when it was last used.
     public func authenticate(deviceKey: String) async throws -> Identity {
         let now = store.clock.now()
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             UPDATE device_keys SET last_used_at = \(now)
             WHERE key_hash = \(SecretToken.hash(deviceKey)) AND revoked_at IS NULL
             RETURNING user_id, device_id

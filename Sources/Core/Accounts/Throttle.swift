@@ -39,7 +39,7 @@ public struct Throttle: Sendable {
                 try await connection.run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 7))", logger: logger)
             }
             for (key, limit) in keys {
-                let rows = try await connection.query("""
+                let rows = try await connection.rows("""
                     SELECT count(*)::int, min(attempted_at) FROM (
                       SELECT attempted_at FROM auth_failures WHERE key = \(key) AND attempted_at > \(since)
                       ORDER BY attempted_at DESC LIMIT \(limit)) recent
@@ -61,7 +61,7 @@ public struct Throttle: Sendable {
     /// Failures counted for `key` within the window.
     public func failures(_ key: String) async throws -> Int {
         let since = clock.now().addingTimeInterval(-Self.window)
-        let rows = try await client.query("SELECT count(*)::int FROM auth_failures WHERE key = \(key) AND attempted_at > \(since)", logger: logger)
+        let rows = try await client.rows("SELECT count(*)::int FROM auth_failures WHERE key = \(key) AND attempted_at > \(since)", logger: logger)
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }

@@ -64,7 +64,7 @@ public struct ReminderJob: Sendable {
         try await client.transaction(logger: logger) { connection in
             var report = RunReport()
             var locked = false
-            for try await got in try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)
+            for try await got in try await connection.rows("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)
                 .decode(Bool.self) { locked = got }
             guard locked else { return report }
             report.planned = true

@@ -53,7 +53,7 @@ public struct ReminderOutbox: Sendable {
 
     /// Where the planner stopped, read under the planning lock.
     func plannedUntil(on connection: PostgresConnection) async throws -> Date? {
-        for try await until in try await connection.query("SELECT planned_until FROM reminder_planner", logger: logger).decode(Date.self) {
+        for try await until in try await connection.rows("SELECT planned_until FROM reminder_planner", logger: logger).decode(Date.self) {
             return until
         }
         return nil
@@ -73,7 +73,7 @@ public struct ReminderOutbox: Sendable {
         let data = try reminders.map { try EventCoding.encode($0.data) }
         let endpoint = reminders.map { status == .pending ? endpoints[$0.userId]?.uuidString ?? "" : "" }
         var inserted = 0
-        for try await _ in try await connection.query("""
+        for try await _ in try await connection.rows("""
             INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
                                          endpoint_id, next_attempt_at, created_at)
             SELECT gen_random_uuid(), r.user_id, r.key, 'reminder', r.kind, r.subject, r.due_at, r.due_local, r.title, r.body, r.data::jsonb,
@@ -150,7 +150,7 @@ public struct ReminderOutbox: Sendable {
         let token = UUID()
         // Only rows whose endpoint is still there and enabled: a row left behind by a removed
         // endpoint must never sit at the head of the queue.
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             WITH due AS (
               SELECT o.id FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
               WHERE o.status = 'pending' AND o.next_attempt_at <= \(now)
@@ -176,17 +176,17 @@ public struct ReminderOutbox: Sendable {
     /// Records a 2xx, unless the row stopped being this claim's (an app acknowledged it, or the
     /// lease ran out and another worker took it): then nothing changes.
     func delivered(_ claimed: Claimed, status: Int, now: Date) async throws {
-        guard try await owned(claimed, client.query("""
+        guard try await owned(claimed, client.rows("""
             UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = \(status), last_error = NULL
             WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
             RETURNING id
             """, logger: logger)) else { return }
-        try await client.query("""
+        try await client.rows("""
             UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(claimed.endpoint.id) AND failing_since IS NOT NULL
             """, logger: logger)
     }
 
-    private func owned(_ claimed: Claimed, _ rows: PostgresRowSequence) async throws -> Bool {
+    private func owned(_ claimed: Claimed, _ rows: QueryRows) async throws -> Bool {
         var changed = false
         for try await _ in rows.decode(UUID.self) { changed = true }
         return changed
@@ -198,7 +198,7 @@ public struct ReminderOutbox: Sendable {
     func attemptFailed(_ claimed: Claimed, status: Int?, error: String, retryAt: Date?, gone: Bool, now: Date) async throws {
         let endpoint = claimed.endpoint.id
         let final = retryAt == nil ? "failed" : "pending"
-        guard try await owned(claimed, client.query("""
+        guard try await owned(claimed, client.rows("""
             UPDATE reminder_outbox SET status = CASE WHEN \(gone) AND channel = 'reminder' THEN 'pending' ELSE \(final) END,
               next_attempt_at = COALESCE(\(retryAt), next_attempt_at),
               lease_until = NULL, last_status = \(status.map(Int32.init)), last_error = \(error)
@@ -207,7 +207,7 @@ public struct ReminderOutbox: Sendable {
             """, logger: logger)) else { return }
         let cutoff = now.addingTimeInterval(-WebhookRules.disableAfter)
         var disabled: String?
-        for try await reason in try await client.query("""
+        for try await reason in try await client.rows("""
             UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, \(now)),
               disabled_at = CASE WHEN \(gone) OR COALESCE(failing_since, \(now)) <= \(cutoff) THEN \(now) END,
               disabled_reason = CASE WHEN \(gone) THEN 'the receiver answered 410 Gone'
@@ -221,11 +221,11 @@ public struct ReminderOutbox: Sendable {
     /// What waited for an endpoint that is disabled or removed: reminders stay pending, to pull;
     /// event pushes are failed.
     static func release(_ endpoint: UUID, reason: String, on client: PostgresClient, logger: Logger) async throws {
-        try await client.query("""
+        try await client.rows("""
             UPDATE reminder_outbox SET endpoint_id = NULL, lease_until = NULL
             WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'reminder'
             """, logger: logger)
-        try await client.query("""
+        try await client.rows("""
             UPDATE reminder_outbox SET status = 'failed', lease_until = NULL, last_error = \(reason)
             WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'event'
             """, logger: logger)
@@ -235,7 +235,7 @@ public struct ReminderOutbox: Sendable {
 
     public func list(_ userId: UUID, statuses: [ReminderStatus], before cursor: (Date, UUID)?, limit: Int) async throws -> [OutboxItem] {
         let (beforeAt, beforeId) = cursor ?? (Date(timeIntervalSince1970: 253_402_300_799), UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)))
-        return try await items(try await client.query("""
+        return try await items(try await client.rows("""
             SELECT id, key, channel, kind, subject, due_at, due_local, status, title, body, data::text, attempts, last_status, last_error
             FROM reminder_outbox
             WHERE user_id = \(userId) AND channel = 'reminder' AND status = ANY(\(statuses.map(\.rawValue)))
@@ -245,7 +245,7 @@ public struct ReminderOutbox: Sendable {
     }
 
     public func item(_ userId: UUID, _ id: UUID) async throws -> OutboxItem? {
-        try await items(try await client.query("""
+        try await items(try await client.rows("""
             SELECT id, key, channel, kind, subject, due_at, due_local, status, title, body, data::text, attempts, last_status, last_error
             FROM reminder_outbox WHERE user_id = \(userId) AND id = \(id) AND channel = 'reminder'
             """, logger: logger)).first
@@ -253,14 +253,14 @@ public struct ReminderOutbox: Sendable {
 
     /// The app showed it: a pending reminder is delivered. Acknowledging again changes nothing.
     public func acknowledge(_ userId: UUID, _ id: UUID, now: Date) async throws -> OutboxItem? {
-        try await client.query("""
+        try await client.rows("""
             UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), endpoint_id = NULL, lease_until = NULL
             WHERE user_id = \(userId) AND id = \(id) AND channel = 'reminder' AND status IN ('pending', 'failed')
             """, logger: logger)
         return try await item(userId, id)
     }
 
-    private func items(_ rows: PostgresRowSequence) async throws -> [OutboxItem] {
+    private func items(_ rows: QueryRows) async throws -> [OutboxItem] {
         var found: [OutboxItem] = []
         for try await r in rows.decode((UUID, String, String, String, String, Date, String, String, String, String, String, Int32, Int32?, String?).self) {
             guard let status = ReminderStatus(rawValue: r.7) else { throw CorruptData("reminder status", r.7) }

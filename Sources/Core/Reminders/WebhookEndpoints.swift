@@ -53,7 +53,7 @@ public struct WebhookEndpoints: Sendable {
 
     private func endpoints(_ query: PostgresQuery) async throws -> [WebhookEndpoint] {
         var found: [WebhookEndpoint] = []
-        for try await r in try await client.query(query, logger: logger)
+        for try await r in try await client.rows(query, logger: logger)
             .decode((UUID, UUID, String, String, [String], String, String?, Date?, Date?, String?, Date).self) {
             found.append(WebhookEndpoint(id: r.0, userId: r.1, purpose: r.2, url: r.3, events: r.4, secret: r.5, previousSecret: r.6,
                                          previousUntil: r.7, disabledAt: r.8, disabledReason: r.9, createdAt: r.10))
@@ -71,7 +71,7 @@ public struct WebhookEndpoints: Sendable {
     /// Every user's active reminders endpoint, by user.
     public func activeReminderEndpoints() async throws -> [UUID: UUID] {
         var found: [UUID: UUID] = [:]
-        for try await (user, id) in try await client.query("""
+        for try await (user, id) in try await client.rows("""
             SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'reminders' AND disabled_at IS NULL
             """, logger: logger).decode((UUID, UUID).self) { found[user] = id }
         return found
@@ -80,7 +80,7 @@ public struct WebhookEndpoints: Sendable {
     /// Every enabled event webhook that wants `event`, by user.
     public func subscribers(to event: String) async throws -> [UUID: [UUID]] {
         var found: [UUID: [UUID]] = [:]
-        for try await (user, id) in try await client.query("""
+        for try await (user, id) in try await client.rows("""
             SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'events' AND disabled_at IS NULL AND \(event) = ANY(events)
             """, logger: logger).decode((UUID, UUID).self) { found[user, default: []].append(id) }
         return found
@@ -90,7 +90,7 @@ public struct WebhookEndpoints: Sendable {
     /// same URL saved again re-enables a disabled endpoint.
     public func setReminders(_ userId: UUID, url: String, newSecret: String?, now: Date) async throws {
         let secret = newSecret ?? ""
-        try await client.query("""
+        try await client.rows("""
             INSERT INTO webhook_endpoints (id, user_id, purpose, url, secret, created_at)
             VALUES (\(UUID()), \(userId), 'reminders', \(url), \(secret), \(now))
             ON CONFLICT (user_id) WHERE purpose = 'reminders' DO UPDATE SET
@@ -103,7 +103,7 @@ public struct WebhookEndpoints: Sendable {
     }
 
     public func removeReminders(_ userId: UUID) async throws {
-        for try await id in try await client.query("""
+        for try await id in try await client.rows("""
             DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders' RETURNING id
             """, logger: logger).decode(UUID.self) {
             try await ReminderOutbox.release(id, reason: "webhook removed", on: client, logger: logger)
@@ -114,7 +114,7 @@ public struct WebhookEndpoints: Sendable {
 
     public func createEvents(_ userId: UUID, url: String, events: [String], secret: String, now: Date) async throws -> WebhookEndpoint {
         let id = UUID()
-        try await client.query("""
+        try await client.rows("""
             INSERT INTO webhook_endpoints (id, user_id, purpose, url, events, secret, created_at)
             VALUES (\(id), \(userId), 'events', \(url), \(events), \(secret), \(now))
             """, logger: logger)
@@ -123,7 +123,7 @@ public struct WebhookEndpoints: Sendable {
     }
 
     public func eventCount(of userId: UUID) async throws -> Int {
-        for try await count in try await client.query("""
+        for try await count in try await client.rows("""
             SELECT count(*)::int FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'events'
             """, logger: logger).decode(Int32.self) { return Int(count) }
         return 0
@@ -145,7 +145,7 @@ public struct WebhookEndpoints: Sendable {
 
     public func deleteEvent(_ userId: UUID, _ id: UUID) async throws -> Bool {
         var deleted = false
-        for try await _ in try await client.query("""
+        for try await _ in try await client.rows("""
             DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND id = \(id) AND purpose = 'events' RETURNING id
             """, logger: logger).decode(UUID.self) { deleted = true }
         // What it has not yet received is dropped (failed, with the reason).

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import EventStore
 import PostgresNIO
 
 extension AccountsReadModel {
@@ -7,7 +8,7 @@ extension AccountsReadModel {
     /// order after `after`, as the planner sees them: settings and every zone they have lived in.
     public func reminderUsers(after: UUID?, limit: Int) async throws -> [ReminderUser] {
         let after = after ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        return try await reminderUsers(try await client.query("""
+        return try await reminderUsers(try await client.rows("""
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),
                    ARRAY(SELECT z.since FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since)
@@ -20,7 +21,7 @@ extension AccountsReadModel {
 
     /// One user as the planner sees them, whatever kinds are on; nil for an unknown user.
     public func reminderUser(_ userId: UUID) async throws -> ReminderUser? {
-        try await reminderUsers(try await client.query("""
+        try await reminderUsers(try await client.rows("""
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),
                    ARRAY(SELECT z.since FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since)
@@ -32,7 +33,7 @@ extension AccountsReadModel {
     /// open tasks' due times (due from `from` on).
     public func itemTimes(_ users: [UUID], from: LocalDate) async throws -> [UUID: [LocalTime]] {
         var times: [UUID: [LocalTime]] = [:]
-        for try await (owner, text) in try await client.query("""
+        for try await (owner, text) in try await client.rows("""
             SELECT owner_id, reminder_time FROM rm_habits
             WHERE owner_id = ANY(\(users)) AND reminder_time IS NOT NULL AND NOT archived
             UNION
@@ -44,7 +45,7 @@ extension AccountsReadModel {
         return times
     }
 
-    private func reminderUsers(_ rows: PostgresRowSequence) async throws -> [ReminderUser] {
+    private func reminderUsers(_ rows: QueryRows) async throws -> [ReminderUser] {
         var users: [ReminderUser] = []
         for try await row in rows.decode((UUID, String, String, String, [String], String, [String], [Date]).self) {
             guard let language = Language(rawValue: row.1) else { throw CorruptData("language", row.1) }

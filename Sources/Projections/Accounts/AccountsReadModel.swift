@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import EventStore
 import PostgresNIO
 
 /// The queries over what `AccountsProjector` writes (`rm_users`, `rm_devices`).
@@ -14,7 +15,7 @@ public struct AccountsReadModel: Sendable {
     }
 
     public func user(_ userId: UUID) async throws -> UserRecord? {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT email, name, timezone, day_start_hour, week_start, currency, language, morning_time, evening_time,
                    reminder_kinds, version, created_at
             FROM rm_users WHERE user_id = \(userId)
@@ -38,7 +39,7 @@ public struct AccountsReadModel: Sendable {
     /// The user's calendar settings; nil for an unknown user. A zone the system cannot read is
     /// corrupt data, never silently GMT.
     public func calendar(_ userId: UUID) async throws -> UserCalendar? {
-        let rows = try await client.query("SELECT timezone, day_start_hour, week_start FROM rm_users WHERE user_id = \(userId)", logger: logger)
+        let rows = try await client.rows("SELECT timezone, day_start_hour, week_start FROM rm_users WHERE user_id = \(userId)", logger: logger)
         for try await (zone, dayStart, weekStart) in rows.decode((String, Int16, Int16).self) {
             guard let timeZone = TimeZone(identifier: zone) else { throw CorruptData("time zone", zone) }
             return UserCalendar(timeZone: timeZone, dayStartHour: Int(dayStart), weekStart: Int(weekStart))
@@ -48,7 +49,7 @@ public struct AccountsReadModel: Sendable {
 
     /// The user's language; nil for an unknown user.
     public func language(_ userId: UUID) async throws -> Language? {
-        let rows = try await client.query("SELECT language FROM rm_users WHERE user_id = \(userId)", logger: logger)
+        let rows = try await client.rows("SELECT language FROM rm_users WHERE user_id = \(userId)", logger: logger)
         for try await code in rows.decode(String.self) {
             guard let language = Language(rawValue: code) else { throw CorruptData("language", code) }
             return language
@@ -59,7 +60,7 @@ public struct AccountsReadModel: Sendable {
     /// The user's calendar, currency and language in one read, for areas that hold amounts and
     /// for views that combine areas; nil for an unknown user.
     public func settings(_ userId: UUID) async throws -> UserSettings? {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT timezone, day_start_hour, week_start, currency, language FROM rm_users WHERE user_id = \(userId)
             """, logger: logger)
         for try await (zone, dayStart, weekStart, code, languageCode) in rows.decode((String, Int16, Int16, String, String).self) {
@@ -77,7 +78,7 @@ public struct AccountsReadModel: Sendable {
     public func decisionState(_ userId: UUID) async throws -> (account: Account, version: Int64)? {
         guard let user = try await user(userId) else { return nil }
         var devices = Set<UUID>()
-        for try await id in try await client.query("""
+        for try await id in try await client.rows("""
             SELECT device_id FROM rm_devices WHERE user_id = \(userId) AND revoked_at IS NULL
             """, logger: logger).decode(UUID.self) { devices.insert(id) }
         return (Account(userId: userId, profile: user.profile, activeDevices: devices), user.version)
@@ -88,7 +89,7 @@ public struct AccountsReadModel: Sendable {
     /// comes from the key's security record.
     public func devices(_ userId: UUID, after cursor: (micros: Int64, id: UUID)?, limit: Int) async throws -> [DeviceRecord] {
         let (afterMicros, afterId) = cursor ?? (Int64.min, UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT d.device_id, d.name, d.kind, d.created_at, k.last_used_at
             FROM rm_devices d LEFT JOIN device_keys k ON k.user_id = d.user_id AND k.device_id = d.device_id
             WHERE d.user_id = \(userId) AND d.revoked_at IS NULL
@@ -104,7 +105,7 @@ public struct AccountsReadModel: Sendable {
 
     /// One active device of the user's.
     public func device(_ userId: UUID, _ deviceId: UUID) async throws -> DeviceRecord? {
-        for try await (id, name, kind, created, lastUsed) in try await client.query("""
+        for try await (id, name, kind, created, lastUsed) in try await client.rows("""
             SELECT d.device_id, d.name, d.kind, d.created_at, k.last_used_at
             FROM rm_devices d LEFT JOIN device_keys k ON k.user_id = d.user_id AND k.device_id = d.device_id
             WHERE d.user_id = \(userId) AND d.device_id = \(deviceId) AND d.revoked_at IS NULL
@@ -115,7 +116,7 @@ public struct AccountsReadModel: Sendable {
     }
 
     public func userId(email: String) async throws -> UUID? {
-        for try await id in try await client.query("SELECT user_id FROM rm_users WHERE email = \(email)", logger: logger).decode(UUID.self) {
+        for try await id in try await client.rows("SELECT user_id FROM rm_users WHERE email = \(email)", logger: logger).decode(UUID.self) {
             return id
         }
         return nil
@@ -123,7 +124,7 @@ public struct AccountsReadModel: Sendable {
 
     public func listUsers() async throws -> [(id: UUID, email: String, name: String, createdAt: Date)] {
         var users: [(UUID, String, String, Date)] = []
-        for try await row in try await client.query("SELECT user_id, email, name, created_at FROM rm_users ORDER BY created_at, user_id", logger: logger)
+        for try await row in try await client.rows("SELECT user_id, email, name, created_at FROM rm_users ORDER BY created_at, user_id", logger: logger)
             .decode((UUID, String, String, Date).self) { users.append(row) }
         return users.map { (id: $0.0, email: $0.1, name: $0.2, createdAt: $0.3) }
     }

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import EventStore
 import PostgresNIO
 
 public struct CategoryView: Sendable {
@@ -72,7 +73,7 @@ public struct FinanceReadModel: Sendable {
         var views: [CategoryView] = []
         // One statement, so a category's budgets are exactly those of the revision its ETag names
         // (two queries could pair a new revision with old budgets), and one round trip.
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT c.category_id, c.name, c.emoji, c.kind, c.color, c.archived, c.revision, c.created_at,
                    to_char(b.from_month, 'YYYY-MM'), b.amount, b.currency
             FROM rm_fin_categories c
@@ -100,7 +101,7 @@ public struct FinanceReadModel: Sendable {
         let afterDate = after?.date ?? "9999-12-31", afterMicros = after?.createdMicros ?? Int64.max
         let afterId = after?.id ?? UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))
         var views: [TransactionView] = []
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT transaction_id, kind, amount, currency, category_id, date::text, note, version, created_at,
                    (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
             FROM rm_fin_transactions
@@ -125,7 +126,7 @@ public struct FinanceReadModel: Sendable {
 
     /// Totals per currency, kind and category of the transactions dated `from`…`to`.
     public func totals(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [FlowTotal] {
-        try await flowTotals(client.query("""
+        try await flowTotals(client.rows("""
             SELECT currency, kind, category_id, NULL::text, sum(amount)::bigint FROM rm_fin_transactions
             WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
             GROUP BY currency, kind, category_id
@@ -135,7 +136,7 @@ public struct FinanceReadModel: Sendable {
     /// Totals per month, currency, kind and category for whole months, from the inline monthly
     /// totals: a few rows per month however many transactions there are.
     public func monthTotals(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
-        try await flowTotals(client.query("""
+        try await flowTotals(client.rows("""
             SELECT currency, kind, NULLIF(category_id, \(Self.noCategory)), to_char(month, 'YYYY-MM'), total FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
             """, logger: logger))
@@ -144,7 +145,7 @@ public struct FinanceReadModel: Sendable {
     /// Per month, currency and kind (categories added up) for whole months: what a monthly
     /// series needs, a handful of rows per month.
     public func monthSeries(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
-        try await flowTotals(client.query("""
+        try await flowTotals(client.rows("""
             SELECT currency, kind, NULL::uuid, to_char(month, 'YYYY-MM'), sum(total)::bigint FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
             GROUP BY currency, kind, month
@@ -153,7 +154,7 @@ public struct FinanceReadModel: Sendable {
 
     /// Expenses per currency and category over whole months (uncategorized left out).
     public func expenseByCategory(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
-        try await flowTotals(client.query("""
+        try await flowTotals(client.rows("""
             SELECT currency, kind, category_id, NULL::text, sum(total)::bigint FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
               AND kind = 'expense' AND category_id <> \(Self.noCategory)
@@ -161,7 +162,7 @@ public struct FinanceReadModel: Sendable {
             """, logger: logger))
     }
 
-    private func flowTotals(_ rows: PostgresRowSequence) async throws -> [FlowTotal] {
+    private func flowTotals(_ rows: QueryRows) async throws -> [FlowTotal] {
         var totals: [FlowTotal] = []
         for try await (code, rawKind, category, month, total) in rows.decode((String, String, UUID?, String?, Int64).self) {
             guard let currency = Currency(code) else { throw CorruptData("currency", code) }

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import EventStore
 import PostgresNIO
 
 /// The queries over what `HabitsProjector` writes. Services read habits only through these;
@@ -46,7 +47,7 @@ public struct HabitsReadModel: Sendable {
         let afterMicros = after?.createdMicros ?? Int64.min
         let afterId = after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         var rows: [Row] = []
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT habit_id, name, emoji, color, kind, target, unit, schedules::text, start_date::text, reminder_time, archived, version,
                    (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
             FROM rm_habits
@@ -86,7 +87,7 @@ public struct HabitsReadModel: Sendable {
         // not 15,000. Boolean habits need no values (every log counts 1).
         let numeric = Set(rows.filter { $0.kind == .numeric }.map(\.id))
         var result = Dictionary(uniqueKeysWithValues: ids.map { ($0, Entries(values: [:], freezes: [:])) })
-        for try await (id, days, amounts) in try await client.query("""
+        for try await (id, days, amounts) in try await client.rows("""
             SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4), array_agg(value::text)
             FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
             GROUP BY habit_id
@@ -104,7 +105,7 @@ public struct HabitsReadModel: Sendable {
             }
             result[id]?.values = perDay
         }
-        for try await (freezeId, id, from, to, reason) in try await client.query("""
+        for try await (freezeId, id, from, to, reason) in try await client.rows("""
             SELECT freeze_id, habit_id, from_date::text, to_date::text, reason FROM rm_habit_freezes
             WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
             """, logger: logger).decode((UUID, UUID, String, String, String?).self) {
@@ -118,7 +119,7 @@ public struct HabitsReadModel: Sendable {
     /// the entries were asked for, no event came between, so the entries are of that version.
     public func versions(_ owner: UUID, _ ids: [UUID]) async throws -> [UUID: Int64] {
         var versions: [UUID: Int64] = [:]
-        for try await (id, version) in try await client.query("""
+        for try await (id, version) in try await client.rows("""
             SELECT habit_id, version FROM rm_habits WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
             """, logger: logger).decode((UUID, Int64).self) {
             versions[id] = version
@@ -146,7 +147,7 @@ public struct HabitsReadModel: Sendable {
     private func loggedDates(_ owner: UUID, _ habitId: UUID, among dates: [LocalDate]) async throws -> Set<LocalDate> {
         var logged = Set<LocalDate>()
         guard !dates.isEmpty else { return logged }
-        for try await day in try await client.query("""
+        for try await day in try await client.rows("""
             SELECT (date - DATE '1970-01-01')::int4 FROM rm_habit_logs
             WHERE owner_id = \(owner) AND habit_id = \(habitId) AND date = ANY(\(dates.map(\.description))::date[])
             """, logger: logger).decode(Int32.self) { logged.insert(LocalDate(daysSinceEpoch: Int(day))) }
@@ -155,7 +156,7 @@ public struct HabitsReadModel: Sendable {
 
     private func freezes(_ owner: UUID, _ habitId: UUID) async throws -> [UUID: Habit.Freeze] {
         var freezes: [UUID: Habit.Freeze] = [:]
-        for try await (freezeId, from, to, reason) in try await client.query("""
+        for try await (freezeId, from, to, reason) in try await client.rows("""
             SELECT freeze_id, from_date::text, to_date::text, reason FROM rm_habit_freezes WHERE owner_id = \(owner) AND habit_id = \(habitId)
             """, logger: logger).decode((UUID, String, String, String?).self) {
             guard let start = LocalDate(from), let end = LocalDate(to), start <= end else { throw CorruptData("habit freeze", "\(from)..\(to)") }
@@ -167,7 +168,7 @@ public struct HabitsReadModel: Sendable {
     /// A habit's logs between two dates, oldest first.
     public func logs(_ owner: UUID, _ habitId: UUID, from: LocalDate, to: LocalDate) async throws -> [(LocalDate, Decimal)] {
         var result: [(LocalDate, Decimal)] = []
-        for try await (date, value) in try await client.query("""
+        for try await (date, value) in try await client.rows("""
             SELECT date::text, value FROM rm_habit_logs
             WHERE owner_id = \(owner) AND habit_id = \(habitId) AND date BETWEEN \(from.description)::date AND \(to.description)::date
             ORDER BY rm_habit_logs.date

@@ -145,7 +145,7 @@ public struct HealthAuditProjector: Projector {
         let (owners, transactions) = (requested.map(\.owner), requested.map(\.transaction))
         // A request's figures added up in SQL (thousands of items, one row back), late by
         // `HealthAudit.arrivedLate`'s rule: ended more than `lateAfterSeconds` before arrival.
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             WITH e AS MATERIALIZED (
               -- Each event's payload read once: referenced per item, it was un-TOASTed per item.
               SELECT e.owner_id, e.transaction_id::text AS tx, e.data -> 'records' AS records, e.data -> 'intake' ->> 'format' AS format,
@@ -169,7 +169,7 @@ public struct HealthAuditProjector: Projector {
             requests[row.1] = request
         }
         // The metric dates the requests touched (what their items replaced included).
-        let days = try await connection.query("""
+        let days = try await connection.rows("""
             SELECT DISTINCT e.owner_id, r.name, r.date::text
             FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
             JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type),
@@ -223,7 +223,7 @@ public struct HealthAuditProjector: Projector {
     /// The newest date with any quantity data of the user: a day before it is a closed day.
     func latestDate(_ owner: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LocalDate? {
         let names = HealthMetric.allCases.map(\.rawValue)
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT max(latest)::text FROM unnest(\(names)::text[]) AS n(name),
               LATERAL (SELECT max(local_date) AS latest FROM rm_health_records
                        WHERE owner_id = \(owner) AND kind = 'quantity' AND name = n.name) AS m
@@ -260,7 +260,7 @@ public struct HealthAuditProjector: Projector {
     /// Quantity metrics with data in the 61 days up to `latest`.
     func recentMetrics(_ owner: UUID, latest: LocalDate, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
         let names = HealthMetric.allCases.map(\.rawValue)
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT n.name FROM unnest(\(names)::text[]) AS n(name)
             WHERE EXISTS (SELECT 1 FROM rm_health_records r WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = n.name
                             AND r.local_date BETWEEN \(latest.adding(days: -61).description)::date AND \(latest.description)::date)
@@ -273,7 +273,7 @@ public struct HealthAuditProjector: Projector {
     func evaluateGaps(owner: UUID, metric: String, in span: ClosedRange<Int>, on connection: PostgresConnection, logger: Logger) async throws {
         let (low, high) = (span.lowerBound, span.upperBound)
         var present = Set<Int>()
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT d::date::text FROM generate_series(\(LocalDate(daysSinceEpoch: low - HealthAudit.gapLookback).description)::date,
                                                       \(LocalDate(daysSinceEpoch: high).description)::date, interval '1 day') AS d
             WHERE EXISTS (SELECT 1 FROM rm_health_records r
@@ -302,7 +302,7 @@ public struct HealthAuditProjector: Projector {
         let list = Array(touched)
         let (owners, names, dates) = (list.map(\.owner), list.map(\.metric), list.map(\.date.description))
         var samples: [Touch: [String: [CumulativeCredit.Sample]]] = [:]
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT r.owner_id, r.name, r.local_date::text, r.source_name, r.source_kind, r.start_s, r.end_s, r.value
             FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
@@ -348,7 +348,7 @@ public struct HealthAuditProjector: Projector {
 
     func evaluatePairs(owner: UUID, metric: String, on connection: PostgresConnection, logger: Logger) async throws {
         // The metric's last 7 days: up to its newest date with data.
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             WITH latest AS (SELECT max(local_date) AS day FROM rm_health_records WHERE owner_id = \(owner) AND kind = 'quantity' AND name = \(metric))
             SELECT o.date::text, o.source_a, o.source_b, o.a, o.b FROM rm_health_source_overlap o, latest
             WHERE o.owner_id = \(owner) AND o.metric = \(metric) AND o.date > latest.day - \(Int32(HealthAudit.divergenceWindow))::int AND o.date <= latest.day

@@ -55,7 +55,7 @@ public struct HealthDailyProjector: Projector {
             }
         }
         if !positions.isEmpty || !payloads.isEmpty {
-            let rows = try await connection.query("""
+            let rows = try await connection.rows("""
                 SELECT DISTINCT e.owner, r.kind, r.name, r.date::text
                 FROM (SELECT owner_id, data FROM events WHERE global_position = ANY(\(positions)::bigint[])
                       UNION ALL SELECT * FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[])) AS e(owner, data),
@@ -69,7 +69,7 @@ public struct HealthDailyProjector: Projector {
         }
         if !everything.isEmpty {
             let all = Array(everything)
-            let rows = try await connection.query("""
+            let rows = try await connection.rows("""
                 SELECT DISTINCT owner_id, kind, name, local_date::text FROM rm_health_records
                 WHERE owner_id = ANY(\(all)::uuid[]) AND kind IN ('quantity', 'sleep')
                 UNION SELECT owner_id, 'quantity', metric, date::text FROM rm_health_manual WHERE owner_id = ANY(\(all)::uuid[])
@@ -93,7 +93,7 @@ public struct HealthDailyProjector: Projector {
         let list = Array(days)
         let (owners, names, dates) = (list.map(\.owner), list.map(\.name), list.map(\.date))
         var samples: [Day: [CumulativeCredit.Sample]] = [:], summaries: [Day: [CumulativeCredit.Sample]] = [:]
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT r.owner_id, r.name, r.local_date::text, r.value, r.start_s, r.end_s, r.source_name, r.source_kind, r.series
             FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
@@ -108,7 +108,7 @@ public struct HealthDailyProjector: Projector {
             if series == HealthIntake.Series.summary.rawValue { summaries[day, default: []].append(sample) } else { samples[day, default: []].append(sample) }
         }
         var manual: [Day: Double] = [:]
-        let manualRows = try await connection.query("""
+        let manualRows = try await connection.rows("""
             SELECT m.owner_id, m.metric, m.date::text, m.value
             FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
             JOIN rm_health_manual m ON m.owner_id = t.owner AND m.metric = t.name AND m.date = t.date
@@ -144,7 +144,7 @@ public struct HealthDailyProjector: Projector {
         let list = Array(nights)
         let (owners, dates) = (list.map(\.owner), list.map(\.date))
         var segments: [Day: [(SleepNight.Segment, HealthSource)]] = [:]
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT r.owner_id, r.local_date::text, r.name, r.start_s, r.end_s, r.source_name, r.source_kind
             FROM unnest(\(owners)::uuid[], \(dates)::date[]) AS t(owner, date)
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'sleep' AND r.local_date = t.date

@@ -17,7 +17,7 @@ extension HealthReadModel {
     /// scored from the same inputs as "no data" with their baselines as they stand.
     public func recovery(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [RecoveryScore] {
         var stored: [LocalDate: RecoveryScore] = [:]
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT date::text, result::text FROM rm_health_recovery
             WHERE owner_id = \(owner) AND formula_version = \(RecoveryFormula.version)
               AND date BETWEEN \(from.description)::date AND \(to.description)::date
@@ -43,7 +43,7 @@ extension HealthReadModel {
 
     public func checkIns(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [LocalDate: CheckIn] {
         var found: [LocalDate: CheckIn] = [:]
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT date::text, feeling, note FROM rm_health_checkins
             WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
             """, logger: logger)
@@ -62,7 +62,7 @@ extension HealthReadModel {
         var found: [UUID: RecoveryInputs] = [:]
         let (fromText, toText) = (from.map(\.description), to.map(\.description))
         let metrics = [HealthMetric.hrvSdnn.rawValue, HealthMetric.restingHeartRate.rawValue]
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT t.owner, 'sleep', s.date::text, s.asleep_minutes::float8
             FROM unnest(\(owners)::uuid[], \(fromText)::date[], \(toText)::date[]) AS t(owner, first, last)
             JOIN rm_health_sleep s ON s.owner_id = t.owner AND s.date BETWEEN t.first AND t.last
@@ -87,7 +87,7 @@ extension HealthReadModel {
     /// Nights' figures without their segments (a briefing compares minutes, not hypnograms).
     public func nightFigures(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [LocalDate: SleepNight] {
         var nights: [LocalDate: SleepNight] = [:]
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT date::text, asleep_minutes, in_bed_minutes, awake_minutes, core_minutes, deep_minutes, rem_minutes, start_s, end_s, source
             FROM rm_health_sleep WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
             """, logger: logger)
@@ -104,7 +104,7 @@ extension HealthReadModel {
     public func newestSamples(_ owner: UUID, metrics: [HealthMetric], from: LocalDate, to: LocalDate) async throws -> [HealthMetric: Int64] {
         var found: [HealthMetric: Int64] = [:]
         let names = metrics.map(\.rawValue)
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT name, max(end_s) FROM rm_health_records
             WHERE owner_id = \(owner) AND kind = 'quantity' AND name = ANY(\(names)::text[])
               AND local_date BETWEEN \(from.description)::date AND \(to.description)::date
@@ -136,7 +136,7 @@ extension HealthReadModel {
     public func findings(_ owner: UUID, from: LocalDate?, to: LocalDate?, statuses: [HealthAudit.Status], id: UUID? = nil) async throws -> [Finding] {
         var found: [Finding] = []
         let names = statuses.map(\.rawValue)
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT id, type, severity, metric, from_date::text, to_date::text, evidence::text, status, detected_at
             FROM rm_health_findings
             WHERE owner_id = \(owner) AND status = ANY(\(names)::text[]) AND (\(id)::uuid IS NULL OR id = \(id))
@@ -164,7 +164,7 @@ extension HealthReadModel {
     /// The user's findings counted by type, severity and status (every one, not a page).
     public func findingCounts(_ owner: UUID) async throws -> [FindingCount] {
         var found: [FindingCount] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT type, severity, status, count(*) FROM rm_health_findings WHERE owner_id = \(owner) GROUP BY type, severity, status
             """, logger: logger)
         for try await (type, severity, status, count) in rows.decode((String, String, String, Int64).self) {

@@ -20,7 +20,7 @@ public struct HealthReadModel: Sendable {
         var version: Int64 = 0
         var records: [HealthRecord] = []
         records.reserveCapacity(keys.count)
-        let rows = try await client.query(Self.decisionStateQuery(owner, streamId: streamId, keys: keys, uuids: uuids), logger: logger)
+        let rows = try await client.rows(Self.decisionStateQuery(owner, streamId: streamId, keys: keys, uuids: uuids), logger: logger)
         // The date as days since 1970: a re-sent batch reads back every item, and parsing
         // thousands of date strings per batch showed in its profile.
         for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, Int32?, String?, String?, String?,
@@ -64,7 +64,7 @@ public struct HealthReadModel: Sendable {
     /// Items stored per "metric|date" on the days of the items with these uuids.
     public func storedOnDates(_ owner: UUID, uuids: [String]) async throws -> [String: Int] {
         var found: [String: Int] = [:]
-        let rows = try await client.query(Self.storedOnDatesQuery(owner, uuids: uuids), logger: logger)
+        let rows = try await client.rows(Self.storedOnDatesQuery(owner, uuids: uuids), logger: logger)
         for try await (name, date, count) in rows.decode((String, String, Int64).self) { found["\(name)|\(date)"] = Int(count) }
         return found
     }
@@ -83,7 +83,7 @@ public struct HealthReadModel: Sendable {
     /// The position of the last event of a stream (what a client waits for after a write that
     /// found nothing new to store), nil when the stream has none.
     public func lastPosition(ofStream streamId: String) async throws -> LogPosition? {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT transaction_id::text, global_position FROM events WHERE stream_id = \(streamId) ORDER BY stream_version DESC LIMIT 1
             """, logger: logger)
         for try await (tx, position) in rows.decode((String, Int64).self) {
@@ -102,7 +102,7 @@ public struct HealthReadModel: Sendable {
     public func days(_ owner: UUID, from: LocalDate, to: LocalDate, metrics: [HealthMetric]) async throws -> [HealthDay] {
         let names = metrics.map(\.rawValue)
         var days: [HealthDay] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT date::text, metric, value, min, max, source, samples, decided_by FROM rm_health_daily
             WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date AND metric = ANY(\(names)::text[])
             ORDER BY date, metric
@@ -120,7 +120,7 @@ public struct HealthReadModel: Sendable {
 
     public func nights(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [SleepNight] {
         var nights: [SleepNight] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT date::text, asleep_minutes, in_bed_minutes, awake_minutes, core_minutes, deep_minutes, rem_minutes, start_s, end_s,
                    source, segments::text
             FROM rm_health_sleep WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
@@ -139,7 +139,7 @@ public struct HealthReadModel: Sendable {
     /// Workouts that start on the dates, every source's (merging is the caller's, by priority).
     public func workouts(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [HealthRecord] {
         var found: [HealthRecord] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT uuid, name, start_s, end_s, local_date::text, source_name, source_kind, source_bundle, energy_kcal, distance_m, avg_hr
             FROM rm_health_records
             WHERE owner_id = \(owner) AND kind = 'workout' AND local_date BETWEEN \(from.description)::date AND \(to.description)::date
@@ -165,7 +165,7 @@ public struct HealthReadModel: Sendable {
     /// The newest reading of each metric.
     public func latest(_ owner: UUID) async throws -> [Latest] {
         var found: [Latest] = []
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT DISTINCT ON (name) name, value, start_s, end_s, source_name FROM rm_health_records
             WHERE owner_id = \(owner) AND kind = 'quantity' AND value IS NOT NULL
             ORDER BY name, end_s DESC, start_s DESC, key
@@ -186,7 +186,7 @@ public struct HealthReadModel: Sendable {
     /// Each user's source priority (the default for users who never set one).
     public static func priorities(_ owners: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> [UUID: HealthSourcePriority] {
         var found: [UUID: HealthSourcePriority] = [:]
-        let rows = try await connection.query("""
+        let rows = try await connection.rows("""
             SELECT owner_id, priority FROM rm_health_settings WHERE owner_id = ANY(\(owners)::uuid[])
             """, logger: logger)
         for try await (owner, order) in rows.decode((UUID, [String]).self) {
@@ -198,7 +198,7 @@ public struct HealthReadModel: Sendable {
     /// The manual values of a user's health settings stream, for its decider.
     public func manualValues(_ owner: UUID) async throws -> Set<String> {
         var found = Set<String>()
-        let rows = try await client.query("SELECT metric, date::text FROM rm_health_manual WHERE owner_id = \(owner)", logger: logger)
+        let rows = try await client.rows("SELECT metric, date::text FROM rm_health_manual WHERE owner_id = \(owner)", logger: logger)
         for try await (metric, date) in rows.decode((String, String).self) { found.insert("\(metric)|\(date)") }
         return found
     }

@@ -26,7 +26,7 @@ public struct EventWebhookProjector: Projector {
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
         for event in events {
             var subscribers: [UUID] = []
-            for try await (id, names) in try await connection.query("""
+            for try await (id, names) in try await connection.rows("""
                 SELECT id, events FROM webhook_endpoints
                 WHERE user_id = \(event.ownerId) AND purpose = 'events' AND disabled_at IS NULL AND created_at <= \(event.recordedAt)
                 """, logger: logger).decode((UUID, [String]).self) {
@@ -40,7 +40,7 @@ public struct EventWebhookProjector: Projector {
             case TaskEvent.Completed.type:
                 let completed = try decode(TaskEvent.Completed.self, event)
                 var title = ""
-                for try await text in try await connection.query("SELECT title FROM rm_tasks WHERE task_id = \(completed.taskId)", logger: logger)
+                for try await text in try await connection.rows("SELECT title FROM rm_tasks WHERE task_id = \(completed.taskId)", logger: logger)
                     .decode(String.self) { title = text }
                 (name, subject) = (WebhookEvents.taskCompleted, completed.taskId)
                 data = try EventCoding.encode(["task_id": completed.taskId.uuidString.lowercased(), "title": title,
@@ -50,7 +50,7 @@ public struct EventWebhookProjector: Projector {
                 // The day's total, as the habits read model keeps it: a numeric habit's day is
                 // complete once the sum of its logs reaches the target.
                 var found: (String, String, Decimal?, Decimal?)?
-                for try await row in try await connection.query("""
+                for try await row in try await connection.rows("""
                     SELECT h.name, h.kind, h.target, l.value FROM rm_habits h
                     LEFT JOIN rm_habit_logs l ON l.habit_id = h.habit_id AND l.date = \(logged.date.description)::date
                     WHERE h.habit_id = \(logged.habitId)
@@ -63,7 +63,7 @@ public struct EventWebhookProjector: Projector {
                 dayKey = "habit/\(logged.habitId.uuidString.lowercased())/\(logged.date)"
             }
             for endpoint in subscribers {
-                try await connection.query("""
+                try await connection.rows("""
                     INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
                                                  endpoint_id, next_attempt_at, created_at)
                     VALUES (gen_random_uuid(), \(event.ownerId), \("event/\(endpoint.uuidString.lowercased())/\(dayKey)"),

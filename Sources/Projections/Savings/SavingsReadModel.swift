@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import EventStore
 import PostgresNIO
 
 /// A goal someone may see, with their role in it.
@@ -38,7 +39,7 @@ public struct SavingsReadModel: Sendable {
 
     /// The owner of `goalId` when `userId` may see it (as its owner or a member); nil otherwise.
     public func owner(of goalId: UUID, for userId: UUID) async throws -> UUID? {
-        for try await owner in try await client.query("""
+        for try await owner in try await client.rows("""
             SELECT owner_id FROM rm_savings_goals WHERE owner_id = \(userId) AND goal_id = \(goalId)
             UNION ALL
             SELECT owner_id FROM rm_savings_members WHERE user_id = \(userId) AND goal_id = \(goalId)
@@ -51,7 +52,7 @@ public struct SavingsReadModel: Sendable {
     /// The goal's row and members, without its plan and movements: one query, whose version
     /// says whether a cached plan and movements are current.
     public func goalRow(owner: UUID, _ goalId: UUID) async throws -> (goal: SavingsGoal, createdAt: Date)? {
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at,
               ARRAY(SELECT user_id FROM rm_savings_members m WHERE m.owner_id = g.owner_id AND m.goal_id = g.goal_id)
             FROM rm_savings_goals g WHERE owner_id = \(owner) AND goal_id = \(goalId)
@@ -92,7 +93,7 @@ public struct SavingsReadModel: Sendable {
     /// stream's version, so a cache can tell whether what it holds is current).
     public func goalRows(for userId: UUID) async throws -> [SavingsGoalAccess] {
         var goals: [SavingsGoalAccess] = []
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at
             FROM rm_savings_goals WHERE owner_id = \(userId)
             UNION ALL
@@ -111,13 +112,13 @@ public struct SavingsReadModel: Sendable {
         guard !goals.isEmpty else { return ([:], [:]) }
         let owners = goals.map(\.ownerId), ids = goals.map(\.id)
         // Both after the caller's version read, and independent of each other: sent together.
-        async let plans = planRows(client.query("""
+        async let plans = planRows(client.rows("""
             SELECT p.goal_id, p.seq, p.kind, p.amount, p.anchor_day, p.every_months, p.start_month::text, p.end_month::text, p.ended_after::text
             FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
             JOIN rm_savings_plans p ON p.owner_id = g.owner_id AND p.goal_id = g.goal_id
             ORDER BY p.goal_id, p.seq
             """, logger: logger))
-        async let movements = movementRows(client.query("""
+        async let movements = movementRows(client.rows("""
             SELECT v.goal_id, v.movement_id, v.kind, v.amount, v.date - DATE '1970-01-01', v.occurrence - DATE '1970-01-01', v.note, v.actor_id, v.seq
             FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS g(owner_id, goal_id)
             JOIN rm_savings_movements v ON v.owner_id = g.owner_id AND v.goal_id = g.goal_id
@@ -129,7 +130,7 @@ public struct SavingsReadModel: Sendable {
     /// The owner first, then the members in the order they were added.
     public func members(owner: UUID, _ goalId: UUID) async throws -> [SavingsMemberView] {
         var members: [SavingsMemberView] = []
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT u.user_id, u.email, u.name, 'owner', g.created_at
             FROM rm_savings_goals g JOIN rm_users u ON u.user_id = g.owner_id
             WHERE g.owner_id = \(owner) AND g.goal_id = \(goalId)
@@ -153,7 +154,7 @@ public struct SavingsReadModel: Sendable {
                            targetDate: try date(r.6), version: r.7)
     }
 
-    func planRows(_ rows: PostgresRowSequence) async throws -> [UUID: [SavingsPlanChange]] {
+    func planRows(_ rows: QueryRows) async throws -> [UUID: [SavingsPlanChange]] {
         var plans: [UUID: [SavingsPlanChange]] = [:]
         for try await r in rows.decode((UUID, Int64, String, Int64?, String?, Int16?, String?, String?, String?).self) {
             if r.2 == "ended" {
@@ -173,7 +174,7 @@ public struct SavingsReadModel: Sendable {
 
     /// Movements with their dates as days since 1970-01-01: integers, read without parsing text
     /// (a goal's years of deposits are read on every overview that is not cached).
-    func movementRows(_ rows: PostgresRowSequence) async throws -> [UUID: [SavingsGoal.Movement]] {
+    func movementRows(_ rows: QueryRows) async throws -> [UUID: [SavingsGoal.Movement]] {
         var movements: [UUID: [SavingsGoal.Movement]] = [:]
         for try await r in rows.decode((UUID, UUID, String, Int64, Int32, Int32?, String?, UUID, Int64).self) {
             guard let kind = SavingsGoal.Movement.Kind(rawValue: r.2) else { throw CorruptData("savings movement", "\(r.1)") }

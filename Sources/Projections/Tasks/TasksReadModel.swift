@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Logging
+import EventStore
 import PostgresNIO
 
 public struct TaskView: Sendable {
@@ -62,7 +63,7 @@ public struct TasksReadModel: Sendable {
     public func decisionState(_ owner: UUID, _ taskId: UUID) async throws -> (series: TaskSeries, version: Int64, taskVersion: Int64)? {
         var series: TaskSeries?
         var version: Int64 = 0, taskVersion: Int64 = 0
-        for try await r in try await client.query("""
+        for try await r in try await client.rows("""
             SELECT s.version, t.series_id, t.anchor_date::text, t.task_id, t.title, t.notes, t.priority, t.due_date::text, t.due_time,
                    t.repeat::text, t.occurrence, t.completed, t.next_task_id, t.revision
             FROM rm_tasks asked
@@ -97,7 +98,7 @@ public struct TasksReadModel: Sendable {
         // "today" lists what needs doing today: due today or already overdue. The overdue test
         // is TaskRules.isOverdue in SQL, so a page is filtered before LIMIT, not after.
         let nowDate = now.date.description, nowTime = now.time.description
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT task_id, title, notes, priority, due_date::text, due_time, repeat::text, completed, completed_at, next_task_id,
                    revision, created_at, sort_due::text, (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint
             FROM rm_tasks

@@ -239,7 +239,7 @@ struct Rebuild: AsyncParsableCommand {
         let (target, batchSize) = (self.events, self.batchSize)
         try await PostgresClient.withRunning(try options.url().clientConfiguration(), logger: logger) { client in
             var existing = 0
-            for try await n in try await client.query("SELECT count(*)::int FROM events").decode(Int.self) { existing = n }
+            for try await n in try await client.rows("SELECT count(*)::int FROM events", logger: logger).decode(Int.self) { existing = n }
             if existing < target {
                 let missing = target - existing
                 print("seeding \(missing) events (10 per stream, 50 owners) ...")

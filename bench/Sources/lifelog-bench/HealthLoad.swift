@@ -151,7 +151,7 @@ struct HealthLoad: AsyncParsableCommand {
                 let report = try await rebuilder.rebuild(projector)
                 var rows: [String] = []
                 for table in projector.tables {
-                    for try await count in try await client.query("SELECT count(*)::int FROM \(unescaped: table)", logger: logger).decode(Int.self) {
+                    for try await count in try await client.rows("SELECT count(*)::int FROM \(unescaped: table)", logger: logger).decode(Int.self) {
                         rows.append("\(table) \(count)")
                     }
                 }

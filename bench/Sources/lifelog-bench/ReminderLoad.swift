@@ -63,7 +63,7 @@ struct ReminderLoad: AsyncParsableCommand {
                 let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: true, clock: clock, logger: logger)
                 _ = try await job.plan()  // the checkpoint: 07:00
                 clock.set(clock.now().addingTimeInterval(3_660))  // 08:01
-                try await client.query("VACUUM (ANALYZE)")
+                try await client.run("VACUUM (ANALYZE)", logger: logger)
                 let started = ContinuousClock.now
                 let report = try await job.plan()
                 let planning = seconds(ContinuousClock.now - started)
@@ -124,14 +124,14 @@ struct ReminderLoad: AsyncParsableCommand {
     func insertFloor(_ client: PostgresClient, rows: Int, logger: Logger) async throws -> Double {
         let started = ContinuousClock.now
         try await client.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            try await connection.query("""
+            try await connection.rows("BEGIN", logger: logger)
+            try await connection.rows("""
                 INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status, created_at)
                 SELECT gen_random_uuid(), gen_random_uuid(), 'floor/' || n, 'reminder', 'morning_digest', 'digest', now(), '2026-06-01T08:00',
                        'Your day', 'Habits due: 3', '{}', 'skipped', now()
                 FROM generate_series(1, \(rows)) AS n
                 """, logger: logger)
-            try await connection.query("ROLLBACK", logger: logger)
+            try await connection.rows("ROLLBACK", logger: logger)
         }
         return seconds(ContinuousClock.now - started)
     }

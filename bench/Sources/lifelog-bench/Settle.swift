@@ -17,8 +17,8 @@ enum Settle {
         let started = ContinuousClock.now
         let url = try DatabaseURL(parsing: rawURL)
         try await PostgresClient.withRunning(url.clientConfiguration(maximumConnections: 1), logger: logger) { client in
-            _ = try await client.query("VACUUM (ANALYZE)", logger: logger).collect()
-            _ = try await client.query("CHECKPOINT", logger: logger).collect()
+            try await client.run("VACUUM (ANALYZE)", logger: logger)
+            try await client.run("CHECKPOINT", logger: logger)
         }
         print(String(format: "settled (VACUUM ANALYZE, CHECKPOINT) in %.1f s", seconds(ContinuousClock.now - started)))
     }

@@ -27,12 +27,15 @@ public struct AppDependencies: Sendable {
     public var logger: Logger
     /// Habits' logs and states, one per server: the habits routes, Today and the reminder job.
     public let habitFacts: HabitFactsCache
+    /// When a shutdown began: requests still running near its end are answered 503.
+    public let shutdown: ShutdownDeadline
 
     public init(
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2),
-        allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10
+        allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10,
+        cancelStatementsAtShutdown: @escaping @Sendable () async -> Void = {}
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
@@ -41,6 +44,7 @@ public struct AppDependencies: Sendable {
             store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)
         let habitFacts = HabitFactsCache()
         self.habitFacts = habitFacts
+        shutdown = ShutdownDeadline(grace: edge.shutdownGrace, cancelStatements: cancelStatementsAtShutdown)
         let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks,
                                   habitFacts: habitFacts)
         self.client = client
@@ -66,10 +70,12 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     // become its problem+json; inside ProblemMiddleware they saw errors and counted most as 500.
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(ProblemMiddleware(routes: routes))
-    router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
-    // After the body is in, before anything that reads the database (authentication included).
+    // Before the body is read (a stalled upload is answered at a shutdown) and before anything
+    // that reads the database (authentication included).
     router.middlewares.add(DatabaseWaitMiddleware(
-        limit: dependencies.edge.databaseWait, probe: DatabaseProbe(client: dependencies.client, logger: dependencies.logger)))
+        limit: dependencies.edge.databaseWait, probe: DatabaseProbe(client: dependencies.client, logger: dependencies.logger),
+        shutdown: dependencies.shutdown))
+    router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
     router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
     router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))
     router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: max(dependencies.maxBodyBytes, dependencies.maxIngestBytes),

@@ -63,6 +63,10 @@ public struct Problem: Error, Sendable, Equatable, Encodable {
     public static func databaseUnavailable(_ detail: String = "The database cannot be reached; try again shortly.") -> Problem {
         Problem(type: base + "database-unavailable", title: "Database unavailable", status: 503, detail: detail, retryAfter: 5)
     }
+    /// A request still running when the shutdown's grace period is about to end.
+    public static let shuttingDown = Problem(
+        type: base + "shutting-down", title: "Service unavailable", status: 503,
+        detail: "The server is shutting down; try again shortly.", retryAfter: 5)
     public static let internalError = Problem(
         type: base + "internal", title: "Internal error", status: 500, detail: "Something went wrong on our side; it has been logged.")
 }
@@ -103,8 +107,7 @@ public enum ProblemMapping {
         // (a bad chunk size, a body cut short). The client's fault, never a 500.
         case is CancellationError:
             // Only a shutdown past its grace period cancels a request: an answer, not a crash.
-            return Problem(type: Problem.base + "shutting-down", title: "Service unavailable", status: 503,
-                           detail: "The server is shutting down; try again shortly.", retryAfter: 5)
+            return .shuttingDown
         case let strict as StrictJSON.Issue:
             // Not JSON is malformed (400); JSON that cannot be kept as sent names its field (422).
             switch strict {

@@ -64,9 +64,11 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     /// schema owner can run the server with the narrow privileges of `lifelog_app`. Connections
     /// open on demand and close after a minute unused. `keepAlive`: how often an idle connection
     /// asks `SELECT 1` (nil: never). `statementTimeout`: the longest one statement may run (nil:
-    /// PostgreSQL's own setting).
+    /// PostgreSQL's own setting). `applicationName` tells this pool's sessions from others' in
+    /// `pg_stat_activity` (`serve` makes it unique, to cancel its own statements at a shutdown).
     public func clientConfiguration(role: String? = nil, maximumConnections: Int = 20,
-                                    keepAlive: Duration? = nil, statementTimeout: Duration? = nil) -> PostgresClient.Configuration {
+                                    keepAlive: Duration? = nil, statementTimeout: Duration? = nil,
+                                    applicationName: String = "lifelog") -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
@@ -87,7 +89,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         // library's default and the only value that precondition always holds for.
         configuration.options.minimumConnections = 0
         var parameters: [(String, String)] = [
-            ("application_name", "lifelog"),
+            ("application_name", applicationName),
             // A stuck transaction holds back every gap-safe reader; cut it off.
             ("idle_in_transaction_session_timeout", "60s"),
         ]
@@ -127,8 +129,9 @@ extension PostgresClient {
 }
 
 extension DatabaseURL {
-    /// A single-connection configuration, for LISTEN (which the pool cannot hold).
-    public func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    /// A single-connection configuration, for LISTEN (which the pool cannot hold) and for
+    /// cancelling a pool's statements (`cancelStatements`).
+    public func connectionConfiguration(applicationName: String = "lifelog-listener") throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS = switch sslMode {
         case .disable: .disable
         case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
@@ -136,7 +139,27 @@ extension DatabaseURL {
         }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
-        configuration.options.additionalStartupParameters = [("application_name", "lifelog-listener")]
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return configuration
+    }
+
+    /// Cancels the statements running in the sessions named `applicationName` (a pool of this
+    /// process), from a connection of its own. Signalling a backend takes the login role that
+    /// started it, which a session that `SET ROLE` has lost: so not from the pool itself.
+    public func cancelStatements(ofApplication applicationName: String, logger: Logger) async throws -> Int {
+        let connection = try await PostgresConnection.connect(
+            configuration: try connectionConfiguration(applicationName: applicationName + "-canceller"), id: 0, logger: logger)
+        do {
+            var cancelled = 0
+            for try await done in try await connection.rows("""
+                SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+                WHERE application_name = \(applicationName) AND state = 'active' AND pid <> pg_backend_pid()
+                """, logger: logger).decode(Bool.self) where done { cancelled += 1 }
+            try await connection.close()
+            return cancelled
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 }

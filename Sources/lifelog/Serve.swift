@@ -37,11 +37,16 @@ struct Serve: AsyncParsableCommand {
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        // This process's pool by name in pg_stat_activity: its statements are cancelled when a
+        // shutdown's grace is about to end, so requests waiting on them are answered (503).
+        let applicationName = "lifelog-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         let client = PostgresClient(
             configuration: configuration.databaseURL.clientConfiguration(
                 role: configuration.databaseRole, maximumConnections: configuration.databaseMaxConnections,
-                keepAlive: configuration.databaseKeepAlive, statementTimeout: configuration.databaseStatementTimeout),
+                keepAlive: configuration.databaseKeepAlive, statementTimeout: configuration.databaseStatementTimeout,
+                applicationName: applicationName),
             backgroundLogger: logger)
+        let databaseURL = configuration.databaseURL
         let clock = SystemClock()
         // The composition root: one event store, with the configured logger, for every area. The
         // account service needs no pool to be built (its decoy hash is made on the thread pool),
@@ -50,7 +55,15 @@ struct Serve: AsyncParsableCommand {
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
             maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes,
             allowPrivateWebhooks: configuration.webhookAllowPrivate, edge: configuration.edge,
-            registrationsPerAddress: configuration.registrationsPerAddress)
+            registrationsPerAddress: configuration.registrationsPerAddress,
+            cancelStatementsAtShutdown: {
+                do {
+                    let cancelled = try await databaseURL.cancelStatements(ofApplication: applicationName, logger: logger)
+                    logger.info("shutdown: cancelled the statements still running", metadata: ["statements": "\(cancelled)"])
+                } catch {
+                    logger.warning("shutdown: could not cancel the statements still running", metadata: ["error": "\(String(reflecting: error))"])
+                }
+            })
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
@@ -67,7 +80,7 @@ struct Serve: AsyncParsableCommand {
                                   habitFacts: dependencies.habitFacts)
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
         }
-        services.append(.init(service: app))
+        services.append(.init(service: APIService(app: app, shutdown: dependencies.shutdown)))
         // One group: SIGTERM or SIGINT stops the HTTP server first (in-flight requests finish),
         // then the reminders, the projectors, the waker, then the pool. Whatever clients do, after
         // the grace period every service is cancelled (stalled connections are cut).

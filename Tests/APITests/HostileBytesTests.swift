@@ -210,6 +210,25 @@ final class RawSocket: Sendable {
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Everything the server sends until it closes the connection, or `timeoutSeconds` pass.
+    func receiveAll(timeoutSeconds: Int) async -> String {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var answer: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { break }
+                    answer += buffer[0..<n]
+                }
+                continuation.resume(returning: String(decoding: answer, as: UTF8.self))
+            }
+        }
+    }
+
     func close() { Glibc.close(fd) }
 }
 

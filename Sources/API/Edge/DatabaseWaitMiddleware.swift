@@ -3,36 +3,52 @@ import Hummingbird
 import Logging
 import PostgresNIO
 
-/// Bounds how long an API request waits for the database (`DATABASE_WAIT_MS`, default 2 s).
+/// Bounds how long an API request waits for the database (`DATABASE_WAIT_MS`, default 2 s), and
+/// how long it may run once a shutdown began (`ShutdownDeadline`).
 /// The pool queues a request for a connection for as long as PostgreSQL is away (a `GET /me`
 /// answered after 68 s); here, a request still running after half the limit is checked against a
 /// probe of the database, and cut with a 503 and `Retry-After` when the probe gets no answer
 /// within the other half. A slow request on a healthy database goes on; the probe is asked
-/// again every half limit. Probes (`/healthz`, `/readyz`, `/metrics`) never wait here.
+/// again every half limit. Probes (`/healthz`, `/readyz`, `/metrics`) never wait here. It sits
+/// before the body is read, so a stalled upload is answered at a shutdown too.
 struct DatabaseWaitMiddleware<Context: RequestContext>: RouterMiddleware {
     let limit: Duration
     let probe: DatabaseProbe
+    let shutdown: ShutdownDeadline
+
+    /// Why the request was cut.
+    enum Cut: Error { case databaseAway, shuttingDown }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/api/") else { return try await next(request, context) }
-        let limit = self.limit, probe = self.probe
+        let limit = self.limit, probe = self.probe, shutdown = self.shutdown
         return try await withoutActuallyEscaping(next) { next in
             // The child runs the rest of the chain and the group ends before this scope does.
             let handler = UncheckedSendableHandler(run: next)
-            return try await withThrowingTaskGroup(of: Response?.self) { group in
-                group.addTask { try await handler.run(request, context) }
+            return try await withThrowingTaskGroup(of: Result<Response, Cut>.self) { group in
+                group.addTask { .success(try await handler.run(request, context)) }
                 group.addTask {
-                    // Half the limit waiting, half for the probe: an outage is answered after about the limit.
+                    // Half the limit waiting, half for the probe: an outage is answered after about
+                    // the limit. Each wait ends early at the shutdown's deadline.
                     while true {
-                        try await Task.sleep(for: limit / 2)
-                        if !(await probe.answers(within: limit / 2)) { return nil }
+                        let wake = ContinuousClock.now + limit / 2
+                        try await Task.sleep(until: min(wake, shutdown.deadline ?? wake))
+                        if let deadline = shutdown.deadline, ContinuousClock.now >= deadline {
+                            await shutdown.cancelStatementsOnce()
+                            return .failure(.shuttingDown)
+                        }
+                        if !(await probe.answers(within: limit / 2)) { return .failure(.databaseAway) }
                     }
                 }
                 defer { group.cancelAll() }
-                guard let first = try await group.next(), let response = first else {
+                switch try await group.next() {
+                case .success(let response)?:
+                    return response
+                case .failure(.shuttingDown)?:
+                    throw Problem.shuttingDown
+                case .failure(.databaseAway)?, nil:
                     throw Problem.databaseUnavailable("The database did not answer for \(limit.seconds) s; try again shortly.")
                 }
-                return response
             }
         }
     }

@@ -146,7 +146,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         return stored
     }
 
-    static let secretFields: Set<String> = ["api_key", "access_token", "refresh_token", "code"]
+    /// The properties the document marks as secrets (`x-lifelog-secret`).
+    static let secretFields: Set<String> = OpenAPIDocument.secretFields
     /// How long a sealed answer (one with secrets) can be replayed whole.
     static let sealedFor: TimeInterval = 24 * 3600
 
@@ -179,11 +180,24 @@ struct IdempotencyMiddleware: RouterMiddleware {
         return nil
     }
 
-    /// The body to keep: a JSON object loses its secret fields; anything else is kept as is.
-    static func withoutSecrets(_ body: ByteBuffer) -> ByteBuffer {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
-              object.keys.contains(where: secretFields.contains) else { return body }
-        let kept = object.filter { !secretFields.contains($0.key) }
+    /// The body to keep: JSON loses its secret fields at any depth (a profile's
+    /// `reminders.webhook_secret` too); anything else is kept as is.
+    static func withoutSecrets(_ body: ByteBuffer, secretFields: Set<String> = secretFields) -> ByteBuffer {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(buffer: body)) else { return body }
+        var removed = false
+        func strip(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                var kept: [String: Any] = [:]
+                for (key, inner) in object {
+                    if secretFields.contains(key) { removed = true } else { kept[key] = strip(inner) }
+                }
+                return kept
+            }
+            if let list = value as? [Any] { return list.map(strip) }
+            return value
+        }
+        let kept = strip(value)
+        guard removed else { return body }
         guard let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return ByteBuffer(string: "{}")
         }

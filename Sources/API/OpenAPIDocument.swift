@@ -21,6 +21,37 @@ enum OpenAPIDocument {
         return merged(base: base, parts: parts)
     }()
 
+    /// The names of the properties marked `x-lifelog-secret: true` anywhere in the document:
+    /// every answer that carries one is sealed before it is kept (`IdempotencyMiddleware`), so a
+    /// new secret in any answer is protected by its mark in the document, not by a list per route.
+    /// Read from the text, without a YAML parser: a mark inside a flow mapping names that line's
+    /// key (`api_key: { type: string, x-lifelog-secret: true }`); on a line of its own, the key of
+    /// the mapping it is indented under.
+    static let secretFields: Set<String> = secretFields(in: yaml)
+
+    static func secretFields(in document: String) -> Set<String> {
+        var found: Set<String> = []
+        let lines = document.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        func key(_ line: Substring) -> Substring? {
+            let trimmed = line.drop { $0 == " " }
+            let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            return !name.isEmpty && trimmed.dropFirst(name.count).hasPrefix(":") ? name : nil
+        }
+        func indent(_ line: Substring) -> Int { line.prefix { $0 == " " }.count }
+        for (index, line) in lines.enumerated() where line.contains("x-lifelog-secret: true") {
+            if line.contains("{"), let name = key(line), !line.drop(while: { $0 == " " }).hasPrefix("x-lifelog-secret") {
+                found.insert(String(name))
+                continue
+            }
+            let depth = indent(line)
+            for earlier in lines[..<index].reversed() where indent(earlier) < depth && !earlier.allSatisfy({ $0 == " " }) {
+                if let name = key(earlier) { found.insert(String(name)) }
+                break
+            }
+        }
+        return found
+    }
+
     /// Served when a file cannot be read: a valid but empty document, which the route test fails on.
     static let placeholder = """
         openapi: 3.1.0

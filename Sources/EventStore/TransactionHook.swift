@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -16,6 +17,10 @@ public enum AdvisoryLock {
     /// One projector, one leader: async batches and rebuild cutovers take the projector's key.
     public static func projector(_ name: String) -> (Int32, Int32) {
         (namespace + 1, stableHash(name))
+    }
+    /// One user's event webhooks change one at a time (their number is bounded).
+    public static func webhooks(of userId: UUID) -> (Int32, Int32) {
+        (namespace + 3, stableHash(userId.uuidString.lowercased()))
     }
     /// One rebuild of a projector at a time.
     public static func rebuild(_ name: String) -> (Int32, Int32) {

@@ -16,14 +16,16 @@ struct RemindersCommand: AsyncParsableCommand {
 
     /// Runs `body` with a reminder job over the owner's connection and an HTTP client for webhooks.
     static func withJob<T: Sendable>(_ body: @escaping @Sendable (ReminderJob, ReminderPlanning) async throws -> T) async throws -> T {
-        let configuration = try Environment.configuration()
+        // The signing keys open the webhooks' sealed secrets.
+        let configuration = try Environment.configuration(signingKeys: true)
         let logger = Environment.logger("lifelog.reminders", level: configuration.logLevel)
         return try await Environment.withOwnerClient(configuration, logger: logger) { client in
             let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let http = WebhookSender.makeClient()
             do {
                 let clock = SystemClock()
-                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate, clock: clock, logger: logger)
+                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate,
+                                      sealer: SecretSealer(signingKeys: configuration.signingKeys), clock: clock, logger: logger)
                 let result = try await body(job, ReminderPlanning(store: store, clock: clock, logger: logger))
                 try await http.shutdown()
                 return result

@@ -34,6 +34,12 @@ struct Serve: AsyncParsableCommand {
         guard pending.isEmpty else {
             throw CLIError("\(pending.count) migration(s) are not applied (first: \(pending[0].fileName)); run `lifelog migrate`")
         }
+        // Webhook secrets stored before they were sealed are sealed now, under this server's key.
+        try await Environment.withOwnerClient(configuration, logger: logger) { client in
+            let sealed = try await WebhookEndpoints(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
+                .sealStoredSecrets()
+            if sealed > 0 { logger.info("sealed the webhook secrets stored in the clear", metadata: ["endpoints": "\(sealed)"]) }
+        }
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
@@ -76,7 +82,8 @@ struct Serve: AsyncParsableCommand {
         let http = WebhookSender.makeClient()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: client), .init(service: waker), .init(service: projections)]
         if configuration.remindersInServe {
-            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate, clock: clock, logger: logger,
+            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate,
+                                  sealer: dependencies.accounts.secretSealer, clock: clock, logger: logger,
                                   habitFacts: dependencies.habitFacts)
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
         }

@@ -23,7 +23,8 @@ import TestSupport
         let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
         let http = WebhookSender.makeClient()
         do {
-            try await body(ReminderJob(store: store, http: http, allowPrivateWebhooks: allowPrivate, clock: harness.clock, logger: TestDatabase.logger))
+            try await body(ReminderJob(store: store, http: http, allowPrivateWebhooks: allowPrivate, sealer: harness.accounts.secretSealer,
+                                       clock: harness.clock, logger: TestDatabase.logger))
         } catch {
             try? await http.shutdown()
             throw error
@@ -264,8 +265,8 @@ import TestSupport
         }
         #expect(WebhookRules.urlProblem("https://hooks.example.com/x", allowPrivate: false) == nil)
         #expect(WebhookRules.urlProblem("http://192.168.1.10/x", allowPrivate: true) == nil)
-        #expect(!WebhookRules.isPublic(WebhookRules.addressBytes("::ffff:10.0.0.1") ?? []))
-        #expect(WebhookRules.isPublic(WebhookRules.addressBytes("2606:4700::1111") ?? []))
+        #expect(!WebhookRules.isGlobalUnicast(WebhookRules.addressBytes("::ffff:10.0.0.1") ?? []))
+        #expect(WebhookRules.isGlobalUnicast(WebhookRules.addressBytes("2606:4700::1111") ?? []))
     }
 
     @Test func appsPullPendingRemindersAndAcknowledgeThem() async throws {

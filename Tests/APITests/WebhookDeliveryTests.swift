@@ -62,7 +62,7 @@ import TestSupport
         try await WebhookReceiver.with { _, url in
             try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
                 let (token, id) = try await Self.planned(harness, http, "acker@example.com", url: url)
-                let outbox = ReminderOutbox(client: harness.client, logger: TestDatabase.logger)
+                let outbox = ReminderOutbox(client: harness.client, sealer: harness.accounts.secretSealer, logger: TestDatabase.logger)
                 let claimed = try #require(try await outbox.claim(limit: 10, now: harness.clock.now(), lease: 120).first)
                 // The app shows it and acknowledges while the push is in flight; then the push fails.
                 #expect(try await http.call(.post, "/api/v1/reminders/\(id)/ack", token: token).string("status") == "delivered")
@@ -113,7 +113,7 @@ import TestSupport
             #expect(WebhookRules.urlProblem(url, allowPrivate: false) != nil, "\(url)")
         }
         for address in ["::127.0.0.1", "64:ff9b::a00:1", "2002:a00:1::1", "fec0::1", "100::1"] {
-            #expect(!WebhookRules.isPublic(WebhookRules.addressBytes(address) ?? []), "\(address)")
+            #expect(!WebhookRules.isGlobalUnicast(WebhookRules.addressBytes(address) ?? []), "\(address)")
         }
         #expect(WebhookRules.addressBytes("012.0.0.1") == nil)
         #expect(WebhookRules.urlProblem("https://cafe.example/x", allowPrivate: false) == nil)

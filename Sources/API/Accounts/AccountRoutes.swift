@@ -14,7 +14,7 @@ public struct AccountsArea: Area {
 
     public init(_ context: AreaContext) {
         accounts = context.accounts
-        reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, logger: context.logger)
+        reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, sealer: context.accounts.secretSealer, logger: context.logger)
     }
 
     struct RegisterRequest: Decodable {

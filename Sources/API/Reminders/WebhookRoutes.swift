@@ -61,7 +61,7 @@ struct WebhookRoutes {
         let user = api.group("webhooks", context: UserRequestContext.self)
         user.post { request, context in
             let body = try await request.json(CreateRequest.self, context: context)
-            let (endpoint, secret) = try await webhooks.create(context.userId, url: body.url, events: body.events, secret: body.secret)
+            let (endpoint, secret) = try await webhooks.create(context.command(), url: body.url, events: body.events, secret: body.secret)
             return EditedResponse(status: .created, response: WebhookDTO(endpoint, secret: secret))
         }
         user.get { _, context in

@@ -44,6 +44,8 @@ public struct AccessTokens: Sendable {
     /// signing keys so a database dump alone cannot test guesses against them. The first is
     /// current; the others match what was stored before a key rotation.
     public let requestFingerprintKeys: [SymmetricKey]
+    /// Seals the secrets the server keeps to use again (webhooks' signing secrets).
+    public let secretSealer: SecretSealer
 
     /// `keys[0]` signs; every key verifies.
     public init(keys: [SigningKey], clock: any WallClock, lifetime: TimeInterval = 15 * 60) async throws {
@@ -59,6 +61,7 @@ public struct AccessTokens: Sendable {
             HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Data(key.secret.utf8)),
                                    info: Data("lifelog request fingerprint v1".utf8), outputByteCount: 32)
         }
+        self.secretSealer = SecretSealer(signingKeys: keys)
         self.clock = clock
         self.lifetime = lifetime
     }

@@ -90,6 +90,7 @@ public struct AccountService: Sendable {
     public let profiles: ProfileService
     public let operators: OperatorCommands
     public var requestFingerprintKeys: [SymmetricKey] { sessions.store.tokens.requestFingerprintKeys }
+    public var secretSealer: SecretSealer { sessions.store.tokens.secretSealer }
 
     public init(
         store: PostgresEventStore, tokens: AccessTokens, hasher: PasswordHasher, clock: any WallClock, logger: Logger,

@@ -37,12 +37,12 @@ public struct ReminderJob: Sendable {
     var concurrency = 8
 
     /// `habitFacts`: the server's habit cache, so planning does not keep a second one.
-    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, clock: any WallClock, logger: Logger,
+    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, sealer: SecretSealer, clock: any WallClock, logger: Logger,
                 habitFacts: HabitFactsCache = HabitFactsCache()) {
         client = store.client
         planning = ReminderPlanning(store: store, clock: clock, logger: logger, habitFacts: habitFacts)
-        outbox = ReminderOutbox(client: store.client, logger: logger)
-        endpoints = WebhookEndpoints(client: store.client, logger: logger)
+        outbox = ReminderOutbox(client: store.client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpoints(client: store.client, sealer: sealer, logger: logger)
         sender = WebhookSender(http: http, allowPrivate: allowPrivateWebhooks)
         self.clock = clock
         self.logger = logger

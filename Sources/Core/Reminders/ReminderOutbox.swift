@@ -46,8 +46,12 @@ public struct ReminderOutbox: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    /// Opens the endpoints' stored secrets for the pushes it hands out.
+    let sealer: SecretSealer
+
+    public init(client: PostgresClient, sealer: SecretSealer, logger: Logger) {
         self.client = client
+        self.sealer = sealer
         self.logger = logger
     }
 
@@ -166,8 +170,10 @@ public struct ReminderOutbox: Sendable {
                                         UUID, UUID, String, String, String, String?, Date?, Date).self) {
             let item = OutboxItem(id: r.0, key: r.1, channel: r.2, kind: r.3, subject: r.4, dueAt: r.5, dueLocal: r.6, status: .pending,
                                   title: r.7, body: r.8, data: r.9, attempts: Int(r.10), lastStatus: nil, lastError: nil)
-            let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: r.15, previousSecret: r.16,
-                                           previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
+            // A secret the server's keys cannot open (its key was rotated away) signs nothing: the
+            // receiver refuses the push, and the attempt is recorded as failed like any other.
+            let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: (try? sealer.open(r.15)) ?? "",
+                                           previousSecret: r.16.flatMap { try? sealer.open($0) }, previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
             claimed.append(Claimed(item: item, endpoint: endpoint, claim: token))
         }
         return claimed

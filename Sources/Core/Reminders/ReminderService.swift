@@ -12,9 +12,9 @@ public struct ReminderService: Sendable {
     let clock: any WallClock
     public let allowPrivateWebhooks: Bool
 
-    public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, logger: Logger) {
-        outbox = ReminderOutbox(client: client, logger: logger)
-        endpoints = WebhookEndpoints(client: client, logger: logger)
+    public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, sealer: SecretSealer, logger: Logger) {
+        outbox = ReminderOutbox(client: client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpoints(client: client, sealer: sealer, logger: logger)
         self.clock = clock
         self.allowPrivateWebhooks = allowPrivateWebhooks
     }
@@ -36,7 +36,7 @@ public struct ReminderService: Sendable {
     /// What is wrong with a change of the reminders webhook, field by field (nothing is saved).
     public func webhookErrors(_ userId: UUID, url: PatchField<String>, secret: PatchField<String>) async throws -> [FieldError] {
         var errors: [FieldError] = []
-        if let url = url.newValue, let problem = WebhookRules.urlProblem(url, allowPrivate: allowPrivateWebhooks) {
+        if let url = url.newValue, let problem = await WebhookTarget.saveProblem(url, allowPrivate: allowPrivateWebhooks) {
             errors.append(FieldError("reminders.webhook_url", problem))
         }
         if let secret = secret.newValue, !WebhookSender.isValidSecret(secret) {

@@ -70,42 +70,28 @@ public struct WebhookSender: Sendable {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .failed(status: nil, error: "no answer within \(limit)", retryAfter: nil, gone: false)
+            return first ?? .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
         }
     }
 
     func attempt(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
-        guard WebhookRules.urlProblem(urlText, allowPrivate: allowPrivate) == nil, let url = URL(string: urlText), let host = url.host else {
-            return .failed(status: nil, error: "the URL is not allowed", retryAfter: nil, gone: false)
-        }
-        var target = urlText
-        var hostHeader: String?
-        if !allowPrivate {
-            // Checked against what the name resolves to now, not when it was saved (DNS rebinding).
-            let bare = WebhookRules.hostName(host)
-            let addresses: [[UInt8]]
-            if let literal = WebhookRules.addressBytes(bare) { addresses = [literal] } else {
-                do { addresses = try await Self.resolve(bare) } catch { return .failed(status: nil, error: "cannot resolve \(bare)", retryAfter: nil, gone: false) }
-            }
-            guard let first = addresses.first, addresses.allSatisfy(WebhookRules.isPublic) else {
-                return .failed(status: nil, error: "\(bare) resolves to a private or loopback address", retryAfter: nil, gone: false)
-            }
-            // Plain http goes to the address just checked; https needs the name for its certificate.
-            if url.scheme?.lowercased() == "http", WebhookRules.addressBytes(bare) == nil, var parts = URLComponents(string: urlText) {
-                parts.host = first.count == 4 ? first.map(String.init).joined(separator: ".") : "[" + Self.ipv6(first) + "]"
-                hostHeader = url.port.map { "\(bare):\($0)" } ?? bare
-                target = parts.string ?? urlText
-            }
+        let target: WebhookTarget
+        switch await WebhookTarget.check(urlText, allowPrivate: allowPrivate) {
+        case .success(let checked): target = checked
+        case .failure(.notAllowed): return .failed(status: nil, error: "the URL is not allowed", retryAfter: nil, gone: false)
+        // Whether a name resolves, a port is closed or a host never answers is the same failure
+        // to a caller: the test route must not be a scanner of what a server can reach.
+        case .failure(.unresolvable): return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
         }
         let timestamp = Int64(now.timeIntervalSince1970.rounded(.down))
-        var request = HTTPClientRequest(url: target)
+        var request = HTTPClientRequest(url: target.url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "user-agent", value: "lifelog-webhooks")
         request.headers.add(name: "webhook-id", value: id)
         request.headers.add(name: "webhook-timestamp", value: String(timestamp))
         request.headers.add(name: "webhook-signature", value: Self.signature(id: id, timestamp: timestamp, body: body, secrets: secrets))
-        if let hostHeader { request.headers.replaceOrAdd(name: "host", value: hostHeader) }
+        if let hostHeader = target.hostHeader { request.headers.replaceOrAdd(name: "host", value: hostHeader) }
         request.body = .bytes(ByteBuffer(string: body))
         do {
             let response = try await http.execute(request, timeout: .seconds(15))
@@ -122,42 +108,10 @@ public struct WebhookSender: Sendable {
             let error = (300..<400).contains(status) ? "redirects are not followed (\(status))" : "the receiver answered \(status)"
             return .failed(status: status, error: error, retryAfter: retryAfter, gone: status == 410)
         } catch {
-            return .failed(status: nil, error: "no answer: \(String(describing: error).prefix(200))", retryAfter: nil, gone: false)
+            return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
         }
     }
 
-    /// Every address a name resolves to (getaddrinfo, on NIO's thread pool: it blocks).
-    static func resolve(_ host: String) async throws -> [[UInt8]] {
-        try await NIOThreadPool.singleton.runIfActive {
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var list: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, nil, &hints, &list) == 0, let head = list else { throw ResolveError() }
-            defer { freeaddrinfo(head) }
-            var found: [[UInt8]] = []
-            var next: UnsafeMutablePointer<addrinfo>? = head
-            while let entry = next {
-                if let address = entry.pointee.ai_addr {
-                    if entry.pointee.ai_family == AF_INET {
-                        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                            withUnsafeBytes(of: v4.pointee.sin_addr) { found.append(Array($0)) }
-                        }
-                    } else if entry.pointee.ai_family == AF_INET6 {
-                        address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                            withUnsafeBytes(of: v6.pointee.sin6_addr) { found.append(Array($0)) }
-                        }
-                    }
-                }
-                next = entry.pointee.ai_next
-            }
-            if found.isEmpty { throw ResolveError() }
-            return found
-        }
-    }
-
-    struct ResolveError: Error {}
-
-    static func ipv6(_ bytes: [UInt8]) -> String {
-        stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
-    }
+    /// A push that got no HTTP answer, for whatever reason (refused, reset, timed out, no address).
+    public static let noAnswer = "no answer from the receiver"
 }

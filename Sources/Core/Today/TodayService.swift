@@ -50,13 +50,13 @@ public struct TodayService: Sendable {
     let clock: any WallClock
 
     /// `habitFacts`: the habits routes' cache, so Today sees their logs without reloading.
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
+    public init(store: PostgresEventStore, clock: any WallClock, sealer: SecretSealer, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
         habits = HabitService(store: store, clock: clock, logger: logger, cache: habitFacts)
         tasks = TaskService(store: store, clock: clock, logger: logger)
         savings = SavingsService(store: store, clock: clock, logger: logger)
         finance = FinanceService(store: store, clock: clock, logger: logger)
         health = HealthService(store: store, clock: clock, logger: logger)
-        reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: false, logger: logger)
+        reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: false, sealer: sealer, logger: logger)
         users = AccountsReadModel(client: store.client, logger: logger)
         self.clock = clock
     }

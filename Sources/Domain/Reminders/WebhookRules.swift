@@ -2,9 +2,10 @@ import Foundation
 
 /// Where webhooks may go and how often they are retried (issue 14, Delivery).
 public enum WebhookRules {
-    /// Checks a URL as saved: http or https with a host, no credentials in it. A host that is an
-    /// address literal must be public unless `allowPrivate`; a name is checked again, resolved,
-    /// at every delivery. Nil when it holds, else why not.
+    /// Checks a URL's form: http or https with a host, no credentials in it, no zone. A host that
+    /// is an address literal must be global unicast unless `allowPrivate`; a name's addresses are
+    /// checked by the caller when it resolves it, when saved and at every delivery
+    /// (`WebhookTarget` in Core). Nil when it holds, else why not.
     public static func urlProblem(_ text: String, allowPrivate: Bool) -> String? {
         guard text.count <= 2_000, let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             return "must be an http or https URL"
@@ -19,12 +20,18 @@ public enum WebhookRules {
            bare.split(separator: ".").last.map({ $0.allSatisfy(\.isNumber) || $0.lowercased().hasPrefix("0x") }) ?? true {
             return "must name a host, or an IPv4 address as four decimal numbers"
         }
+        // A zone (`[fe80::1%25eth0]`) names an interface of this host: never a receiver elsewhere.
+        if bare.contains("%") { return "must not name a network interface (a zone such as %25eth0)" }
         if !allowPrivate {
-            if let bytes = addressBytes(bare), !isPublic(bytes) { return "must not point to a loopback, link-local, private or multicast address" }
-            if bare == "localhost" || bare.hasSuffix(".localhost") { return "must not point to a loopback, link-local, private or multicast address" }
+            if let bytes = addressBytes(bare), !isGlobalUnicast(bytes) { return Self.notGlobal }
+            if bare == "localhost" || bare.hasSuffix(".localhost") { return Self.notGlobal }
         }
         return nil
     }
+
+    /// Why an address is refused: it is not a global unicast address.
+    public static let notGlobal = "must point to a public (global unicast) address, not a loopback, private, link-local, documentation, "
+        + "multicast or other special-purpose one"
 
     /// The host as resolvers read it: without IPv6 brackets or a final dot (`localhost.` is `localhost`).
     public static func hostName(_ host: String) -> String {
@@ -37,7 +44,9 @@ public enum WebhookRules {
     /// without leading zeros (`012` is octal to some resolvers: not a literal here).
     public static func addressBytes(_ text: String) -> [UInt8]? {
         let v4 = text.split(separator: ".", omittingEmptySubsequences: false)
-        if v4.count == 4 {
+        // An IPv6 address may end in a dotted quad (`::ffff:127.0.0.1`): four dot-separated parts
+        // with a colon are IPv6, not an IPv4 address to refuse for its first part.
+        if v4.count == 4, !text.contains(":") {
             let bytes = v4.compactMap { part -> UInt8? in
                 guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }), part == "0" || !part.hasPrefix("0") else { return nil }
                 return UInt8(part)
@@ -72,36 +81,74 @@ public enum WebhookRules {
         return groups.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
     }
 
-    /// Whether an address is on the public internet: not unspecified, loopback, private,
-    /// carrier-grade NAT, link-local, multicast, reserved or documentation; IPv4-mapped IPv6
-    /// addresses are judged as the IPv4 address they carry.
-    public static func isPublic(_ bytes: [UInt8]) -> Bool {
-        if bytes.count == 4 {
-            let (a, b) = (bytes[0], bytes[1])
-            if a == 0 || a == 10 || a == 127 || a >= 224 { return false }
-            if a == 100 && (64...127).contains(b) { return false }
-            if a == 169 && b == 254 { return false }
-            if a == 172 && (16...31).contains(b) { return false }
-            if a == 192 && b == 168 { return false }
-            if a == 192 && b == 0 && bytes[2] == 0 { return false }
-            if a == 198 && (18...19).contains(b) { return false }
+    /// Whether an address may receive a webhook when private targets are not allowed: global
+    /// unicast, and in none of the blocks of IANA's special-purpose address registries (IPv4 and
+    /// IPv6, as of 2024): not unspecified, loopback, private, shared (carrier-grade NAT),
+    /// link-local, documentation, benchmarking, reserved, multicast, nor any translation or
+    /// tunnelling form (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo), whatever address such
+    /// a form carries: a receiver is reached at its own address. IPv6 outside 2000::/3 is not
+    /// global unicast at all.
+    public static func isGlobalUnicast(_ bytes: [UInt8]) -> Bool {
+        if bytes.count == 4 { return !Self.specialIPv4.contains { $0.contains(bytes) } }
+        guard bytes.count == 16, bytes[0] & 0xE0 == 0x20 else { return false }  // 2000::/3
+        return !Self.specialIPv6.contains { $0.contains(bytes) }
+    }
+
+    /// A block of addresses: a prefix and its length in bits.
+    struct Block: Sendable {
+        var prefix: [UInt8]
+        var bits: Int
+
+        func contains(_ address: [UInt8]) -> Bool {
+            guard address.count == prefix.count else { return false }
+            var remaining = bits
+            for index in prefix.indices where remaining > 0 {
+                let take = min(8, remaining)
+                let mask: UInt8 = take == 8 ? 0xFF : ~(0xFF >> UInt8(take))
+                if address[index] & mask != prefix[index] & mask { return false }
+                remaining -= take
+            }
             return true
         }
-        guard bytes.count == 16 else { return false }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return isPublic(Array(bytes[12...])) }
-        if bytes.allSatisfy({ $0 == 0 }) { return false }                              // ::
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }   // ::1
-        if bytes[0..<12].allSatisfy({ $0 == 0 }) { return isPublic(Array(bytes[12...])) }  // ::a.b.c.d (IPv4-compatible)
-        if bytes[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return isPublic(Array(bytes[12...])) } // NAT64
-        if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPublic(Array(bytes[2..<6])) }  // 6to4
-        if bytes[0] == 0x01 && bytes[1] == 0x00 && bytes[2..<8].allSatisfy({ $0 == 0 }) { return false } // discard 100::/64
-        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0xC0 { return false }                // site-local (deprecated)
-        if bytes[0] == 0xFF { return false }                                           // multicast
-        if bytes[0] & 0xFE == 0xFC { return false }                                    // unique local
-        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }                // link-local
-        if bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8 { return false } // documentation
-        return true
+
+        init(_ prefix: [UInt8], _ bits: Int, length: Int) {
+            self.prefix = prefix + Array(repeating: 0, count: max(0, length - prefix.count))
+            self.bits = bits
+        }
     }
+
+    /// IANA IPv4 Special-Purpose Address Registry, every entry (those marked globally reachable
+    /// too: none is a place for a webhook), and the multicast and reserved ranges.
+    static let specialIPv4: [Block] = [
+        Block([0], 8, length: 4),                 // "this network"
+        Block([10], 8, length: 4),                // private
+        Block([100, 64], 10, length: 4),          // shared address space (carrier-grade NAT)
+        Block([127], 8, length: 4),               // loopback
+        Block([169, 254], 16, length: 4),         // link-local
+        Block([172, 16], 12, length: 4),          // private
+        Block([192, 0, 0], 24, length: 4),        // IETF protocol assignments
+        Block([192, 0, 2], 24, length: 4),        // documentation (TEST-NET-1)
+        Block([192, 31, 196], 24, length: 4),     // AS112-v4
+        Block([192, 52, 193], 24, length: 4),     // AMT
+        Block([192, 88, 99], 24, length: 4),      // deprecated 6to4 relay anycast
+        Block([192, 168], 16, length: 4),         // private
+        Block([192, 175, 48], 24, length: 4),     // direct delegation AS112
+        Block([198, 18], 15, length: 4),          // benchmarking
+        Block([198, 51, 100], 24, length: 4),     // documentation (TEST-NET-2)
+        Block([203, 0, 113], 24, length: 4),      // documentation (TEST-NET-3)
+        Block([224], 4, length: 4),               // multicast
+        Block([240], 4, length: 4),               // reserved, and the limited broadcast
+    ]
+
+    /// IANA IPv6 Special-Purpose Address Registry entries inside 2000::/3 (everything outside it
+    /// is refused already: unspecified, loopback, IPv4-mapped and -compatible, NAT64 64:ff9b::/96
+    /// and /48, discard-only, unique local, link-local, multicast).
+    static let specialIPv6: [Block] = [
+        Block([0x20, 0x01, 0x00, 0x00], 23, length: 16),  // IETF protocol assignments (Teredo, ORCHID, benchmarking, …)
+        Block([0x20, 0x01, 0x0D, 0xB8], 32, length: 16),  // documentation
+        Block([0x20, 0x02], 16, length: 16),              // 6to4
+        Block([0x3F, 0xFF, 0x00], 20, length: 16),        // documentation (RFC 9637)
+    ]
 
     /// Waits before each retry: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. After the last,
     /// the delivery is failed.

@@ -149,7 +149,7 @@ public struct AccountsArea: Area {
             return Response(status: .noContent)
         }
         user.post("devices/pairing-codes") { _, context in
-            let (code, expires) = try await devices.createPairingCode(context.userId)
+            let (code, expires) = try await devices.createPairingCode(context.command())
             return EditedResponse(status: .created, response: PairingCodeDTO(code: code, expiresAt: expires))
         }
     }

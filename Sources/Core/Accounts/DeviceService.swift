@@ -44,13 +44,21 @@ public struct DeviceService: Sendable {
         }
     }
 
-    public func createPairingCode(_ userId: UUID) async throws -> (code: String, expiresAt: Date) {
-        let code = SecretToken.pairingCode()
+    /// A new pairing code; a retry of the same request (same Idempotency-Key) gets the same code
+    /// and expiry instead of a second code.
+    public func createPairingCode(_ context: CommandContext) async throws -> (code: String, expiresAt: Date) {
+        let code = SecretToken.pairingCode(seed: context.idempotencySeed)
         let now = store.clock.now()
-        let expires = now.addingTimeInterval(Self.pairingLifetime)
-        try await client.run("""
-            INSERT INTO pairing_codes (code_hash, user_id, created_at, expires_at) VALUES (\(SecretToken.hash(code)), \(userId), \(now), \(expires))
-            """, logger: logger)
+        var expires = now.addingTimeInterval(Self.pairingLifetime)
+        for try await stored in try await client.rows("""
+            WITH made AS (
+              INSERT INTO pairing_codes (code_hash, user_id, created_at, expires_at)
+              VALUES (\(SecretToken.hash(code)), \(context.userId), \(now), \(expires))
+              ON CONFLICT (code_hash) DO NOTHING RETURNING expires_at)
+            SELECT expires_at FROM made
+            UNION ALL SELECT expires_at FROM pairing_codes WHERE code_hash = \(SecretToken.hash(code)) AND user_id = \(context.userId)
+            LIMIT 1
+            """, logger: logger).decode(Date.self) { expires = stored }
         return (code, expires)
     }
 

@@ -14,9 +14,17 @@ public enum SecretToken {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// 8 characters from an alphabet without look-alikes (no 0/O, 1/I/L).
-    public static func pairingCode() -> String {
+    /// 8 characters from an alphabet without look-alikes (no 0/O, 1/I/L): random, or, for a
+    /// request with an Idempotency-Key, drawn from its seed (a keyed hash only the server can
+    /// make), so a retry of a request whose answer was lost gets the same code.
+    public static func pairingCode(seed: [UInt8]? = nil) -> String {
         let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+        if let seed {
+            var message = Data(seed)
+            message.append(contentsOf: Array("\0pairing-code".utf8))
+            let bytes = Array(SHA256.hash(data: message))
+            return String(bytes.prefix(8).map { alphabet[Int($0) % alphabet.count] })
+        }
         var generator = SystemRandomNumberGenerator()
         return String((0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }

@@ -29,19 +29,27 @@ struct DatabaseWaitMiddleware<Context: RequestContext>: RouterMiddleware {
                 group.addTask { .success(try await handler.run(request, context)) }
                 group.addTask {
                     // Half the limit waiting, half for the probe: an outage is answered after about
-                    // the limit. Each wait ends early at the shutdown's deadline.
+                    // the limit.
                     while true {
-                        let wake = ContinuousClock.now + limit / 2
-                        try await Task.sleep(until: min(wake, shutdown.deadline ?? wake))
-                        if let deadline = shutdown.deadline, ContinuousClock.now >= deadline {
-                            await shutdown.cancelStatementsOnce()
-                            return .failure(.shuttingDown)
-                        }
+                        try await Task.sleep(for: limit / 2)
                         if !(await probe.answers(within: limit / 2)) { return .failure(.databaseAway) }
                     }
                 }
+                group.addTask {
+                    // A request still running when a shutdown's deadline comes is answered then.
+                    try await shutdown.reached()
+                    await shutdown.cancelStatementsOnce()
+                    return .failure(.shuttingDown)
+                }
                 defer { group.cancelAll() }
-                switch try await group.next() {
+                let first: Result<Response, Cut>?
+                do {
+                    first = try await group.next()
+                } catch where shutdown.deadline.map({ ContinuousClock.now >= $0 }) ?? false {
+                    // Its statement was cancelled for the shutdown: that is the answer it gets.
+                    throw Problem.shuttingDown
+                }
+                switch first {
                 case .success(let response)?:
                     return response
                 case .failure(.shuttingDown)?:

@@ -13,7 +13,12 @@ import Synchronization
 /// the statements of this server's own pool are cancelled in PostgreSQL (`cancelStatements`,
 /// once), each ends with an error, and its request is answered.
 public final class ShutdownDeadline: Sendable {
-    private let answerBy = Mutex<ContinuousClock.Instant?>(nil)
+    private struct State {
+        var answerBy: ContinuousClock.Instant?
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var lastWaiter: UInt64 = 0
+    }
+    private let state = Mutex(State())
     private let statementsCancelled = Mutex(false)
     let grace: Duration
     let cancelStatements: @Sendable () async -> Void
@@ -36,11 +41,40 @@ public final class ShutdownDeadline: Sendable {
     public func begin() {
         // A second to write the answers before everything is cancelled; half the grace when it is short.
         let margin = min(.seconds(1), grace / 2)
-        answerBy.withLock { $0 = $0 ?? ContinuousClock.now + (grace - margin) }
+        let waiters = state.withLock { state in
+            state.answerBy = state.answerBy ?? ContinuousClock.now + (grace - margin)
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Nil until a shutdown began.
-    var deadline: ContinuousClock.Instant? { answerBy.withLock { $0 } }
+    var deadline: ContinuousClock.Instant? { state.withLock { $0.answerBy } }
+
+    /// Returns at the deadline of a shutdown (never while none began); throws when cancelled first.
+    func reached() async throws {
+        while deadline == nil {
+            try Task.checkCancellation()
+            let id = state.withLock { state in
+                state.lastWaiter += 1
+                return state.lastWaiter
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let resumeNow = state.withLock { state in
+                        if state.answerBy != nil || Task.isCancelled { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            }
+        }
+        if let deadline { try await Task.sleep(until: deadline) }
+    }
 }
 
 /// The HTTP application as a service of `lifelog serve`, telling the shutdown deadline when a

@@ -15,9 +15,10 @@ struct RemindersCommand: AsyncParsableCommand {
         subcommands: [Run.self, Daemon.self, Preview.self])
 
     /// Runs `body` with a reminder job over the owner's connection and an HTTP client for webhooks.
-    static func withJob<T: Sendable>(_ body: @escaping @Sendable (ReminderJob, ReminderPlanning) async throws -> T) async throws -> T {
-        // The signing keys open the webhooks' sealed secrets.
-        let configuration = try Environment.configuration(signingKeys: true)
+    /// `pushes`: the job will push, and needs the signing keys that open the webhooks' sealed
+    /// secrets (a preview pushes nothing and reads no key).
+    static func withJob<T: Sendable>(pushes: Bool = true, _ body: @escaping @Sendable (ReminderJob, ReminderPlanning) async throws -> T) async throws -> T {
+        let configuration = try Environment.configuration(signingKeys: pushes)
         let logger = Environment.logger("lifelog.reminders", level: configuration.logLevel)
         return try await Environment.withOwnerClient(configuration, logger: logger) { client in
             let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
@@ -51,10 +52,13 @@ struct RemindersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Run the reminder job every minute (what `serve` also does), until SIGTERM.")
 
         func run() async throws {
+            let listener = try Environment.configuration().databaseURL.connectionConfiguration(applicationName: "lifelog-outbox-listener")
             try await RemindersCommand.withJob { job, _ in
                 let logger = Environment.logger("lifelog.reminders", level: .info)
                 let group = ServiceGroup(configuration: .init(
-                    services: [.init(service: ReminderDaemon(job: job, logger: logger))], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                    services: [.init(service: ReminderDaemon(job: job, logger: logger)),
+                               .init(service: WebhookDeliveryDaemon(job: job, listener: listener, logger: logger))],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
                 try await group.run()
             }
         }
@@ -73,7 +77,7 @@ struct RemindersCommand: AsyncParsableCommand {
             }
             guard start < end, end.timeIntervalSince(start) <= 366 * 86_400 else { throw CLIError("--to must be after --from, by at most a year") }
             let email = self.email
-            let lines = try await RemindersCommand.withJob { _, planning in
+            let lines = try await RemindersCommand.withJob(pushes: false) { _, planning in
                 let user: ReminderUser
                 do { user = try await planning.user(email: email) } catch ResourceError.notFound { throw CLIError("no account has this email") }
                 return try await planning.plan(user, from: start, to: end).map(ReminderPreviewLine.json)

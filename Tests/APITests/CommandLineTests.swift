@@ -143,7 +143,8 @@ import TestSupport
             #expect(preview.status == 0, "\(preview.stderr)")
             let lines = preview.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             // 02:30 does not exist on 2024-03-10 in New York: 03:00 EDT, 07:00 UTC.
-            #expect(lines.map { $0["due_local"] as? String } == ["2024-03-10T02:30", "2024-03-11T02:30"])
+            // due_local names the wall time of due_at: 03:00 that day, a time that exists.
+            #expect(lines.map { $0["due_local"] as? String } == ["2024-03-10T03:00", "2024-03-11T02:30"])
             #expect(lines.map { $0["due_at"] as? String } == ["2024-03-10T07:00:00Z", "2024-03-11T06:30:00Z"])
             #expect(lines.first?["kind"] as? String == "morning_digest" && lines.first?["title"] as? String == "Your day")
 

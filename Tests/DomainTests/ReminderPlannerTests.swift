@@ -27,12 +27,13 @@ import Testing
     @Test func aMorningTimeInTheSpringForwardGapFiresAtTheTransition() {
         // Given 02:30 on 2024-03-10 in New York, a time that does not exist (02:00 → 03:00 EDT)
         #expect(LocalDueTime.instant(dayOf("2024-03-10"), Self.time("02:30"), in: Self.newYork) == Self.instant("2024-03-10T07:00:00Z"))
-        // When the planner plans that day, the digest is due at 03:00 local, with the wall time as set
+        // When the planner plans that day, the digest is due at 03:00 local, and says so: its
+        // due_local is the wall time of its instant, never 02:30, which did not exist (issue 26)
         let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-03-10", through: "2024-03-10"))
         let planned = ReminderPlanner.plan(Self.user(morning: "02:30"), agenda, from: Self.instant("2024-03-10T00:00:00Z"), to: Self.instant("2024-03-11T00:00:00Z"))
         let digest = planned.filter { $0.kind == .morningDigest }
         #expect(digest.map(\.dueAt) == [Self.instant("2024-03-10T07:00:00Z")])
-        #expect(digest.map(\.dueLocal) == ["2024-03-10T02:30"])
+        #expect(digest.map(\.dueLocal) == ["2024-03-10T03:00"])
     }
 
     @Test func aTimeThatHappensTwiceFiresOnceAtTheFirst() {
@@ -41,6 +42,7 @@ import Testing
         let agenda = ReminderAgenda(habits: Self.habitEveryDay(from: "2024-11-02", through: "2024-11-04", reminder: "01:30"))
         let planned = ReminderPlanner.plan(Self.user(), agenda, from: Self.instant("2024-11-03T04:00:00Z"), to: Self.instant("2024-11-03T08:00:00Z"))
         #expect(planned.filter { $0.kind == .habit }.map(\.dueAt) == [Self.instant("2024-11-03T05:30:00Z")])
+        #expect(planned.filter { $0.kind == .habit }.map(\.dueLocal) == ["2024-11-03T01:30"])
     }
 
     @Test func aTravellerGetsTheirMorningInTheZoneInForceAtTheTime() {

@@ -27,6 +27,17 @@ public enum LocalDueTime {
     public static func text(_ date: LocalDate, _ time: LocalTime) -> String {
         "\(date)T\(time)"
     }
+
+    /// The wall clock of `zone` at `instant`, as `text` writes it: what a reminder's `due_local`
+    /// says, so it always names a time that exists (a 02:30 in a spring-forward gap is due at
+    /// the transition and says 03:00, issue 26).
+    public static func text(at instant: Date, in zone: TimeZone) -> String {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(zone.secondsFromGMT(for: instant))
+        let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+        let ofDay = Int(seconds - days * 86_400)
+        let time = LocalTime(hour: ofDay / 3_600, minute: ofDay % 3_600 / 60)
+        return text(LocalDate(daysSinceEpoch: Int(days)), time)
+    }
 }
 
 /// The zones a user has lived in, each from the instant it was set: a reminder uses the zone in

@@ -40,11 +40,11 @@ public enum ReminderPlanner {
         let text = ReminderTexts(language: user.language)
         for date in dates(user, from: from, to: to) {
             func make(_ kind: ReminderKind, _ subject: String, at time: LocalTime, _ words: (title: String, body: String), _ data: [String: ReminderValue]) {
-                guard user.kinds.contains(kind), let (instant, _) = user.zones.instant(date, time), instant > from, instant <= to else { return }
+                guard user.kinds.contains(kind), let (instant, zone) = user.zones.instant(date, time), instant > from, instant <= to else { return }
                 var data = data
                 data["date"] = .text(date.description)
                 planned.append(PlannedReminder(
-                    userId: user.userId, kind: kind, subject: subject, dueLocal: LocalDueTime.text(date, time), dueAt: instant,
+                    userId: user.userId, kind: kind, subject: subject, dueLocal: LocalDueTime.text(at: instant, in: zone), dueAt: instant,
                     title: words.title, body: words.body, data: data))
             }
             let open = (agenda.habits[date] ?? []).filter { !$0.completed }
@@ -89,11 +89,11 @@ public enum ReminderPlanner {
         agenda.payments.compactMap { payment in
             guard payment.owned else { return nil }  // the owner's to pay, and so the owner's overdue
             let date = payment.dueDate.adding(days: 1)
-            guard let (instant, _) = user.zones.instant(date, user.morning), instant > from, instant <= to else { return nil }
+            guard let (instant, zone) = user.zones.instant(date, user.morning), instant > from, instant <= to else { return nil }
             let goal = payment.goalId.uuidString.lowercased()
             return PlannedEvent(
                 userId: user.userId, name: WebhookEvents.paymentOverdue, subject: "\(goal)/\(payment.dueDate)",
-                dueLocal: LocalDueTime.text(date, user.morning), dueAt: instant,
+                dueLocal: LocalDueTime.text(at: instant, in: zone), dueAt: instant,
                 data: ["goal_id": .text(goal), "goal_name": .text(payment.goalName), "due_date": .text(payment.dueDate.description),
                        "amount": .text(payment.remaining.description), "currency": .text(payment.remaining.currency.code)])
         }

@@ -1,6 +1,5 @@
 import EventStore
 import Logging
-import NIOCore
 import PostgresNIO
 
 /// Runs every async projector until cancelled. LISTEN/NOTIFY wakes them as soon as events commit
@@ -38,43 +37,13 @@ public struct AsyncProjectionDaemon: Sendable {
                 }
             }
             if let listener {
-                group.addTask { await listen(listener, wake: wakeAll) }
+                group.addTask { await PostgresListener.run(listener, channel: Self.channel, logger: logger, wake: wakeAll) }
             }
             // Every child runs until cancelled; when the group is cancelled, end the streams too.
             await withTaskCancellationHandler {
                 await group.waitForAll()
             } onCancel: {
                 for stream in streams { stream.continuation.finish() }
-            }
-        }
-    }
-
-    private func listen(_ configuration: PostgresConnection.Configuration, wake: @escaping @Sendable () -> Void) async {
-        var attempt = 0
-        while !Task.isCancelled {
-            do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-                attempt = 0
-                do {
-                    try await withTaskCancellationHandler {
-                        try await connection.listen(on: Self.channel) { notifications in
-                            wake()  // anything committed while we were away
-                            for try await _ in notifications { wake() }
-                        }
-                    } onCancel: {
-                        let closing: EventLoopFuture<Void> = connection.close()
-                        _ = closing
-                    }
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-                try? await connection.close()
-            } catch {
-                if Task.isCancelled { return }
-                attempt += 1
-                logger.warning("event listener lost; polling until it is back", metadata: ["error": "\(String(reflecting: error))"])
-                try? await Task.sleep(for: .milliseconds(min(5_000, 100 << min(attempt, 6))))
             }
         }
     }

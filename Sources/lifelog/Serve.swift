@@ -86,6 +86,9 @@ struct Serve: AsyncParsableCommand {
                                   sealer: dependencies.accounts.secretSealer, clock: clock, logger: logger,
                                   habitFacts: dependencies.habitFacts)
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
+            // Pushes as soon as they are due: woken at the commit that queued them.
+            services.append(.init(service: WebhookDeliveryDaemon(
+                job: job, listener: try databaseURL.connectionConfiguration(applicationName: "lifelog-outbox-listener"), logger: logger)))
         }
         services.append(.init(service: APIService(app: app, shutdown: dependencies.shutdown)))
         // One group: SIGTERM or SIGINT stops the HTTP server first (in-flight requests finish),

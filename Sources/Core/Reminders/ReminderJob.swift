@@ -110,9 +110,14 @@ public struct ReminderJob: Sendable {
                 report.skipped += try await outbox.insert(skipped, status: .skipped, endpoints: endpoints, now: now, on: connection)
             }
             try await outbox.setPlannedUntil(now, on: connection)
+            // Pushes due at once (an overdue payment) go out now, not at the next minute.
+            if report.queued > 0 { try await connection.run("SELECT pg_notify(\(ReminderOutbox.channel), '')", logger: logger) }
             return report
         }
     }
+
+    /// When the next push is due; nil when none waits.
+    public func nextAttempt() async throws -> Date? { try await outbox.nextAttempt() }
 
     /// Pushes every due delivery, 64 at a time; returns (delivered, failed attempts).
     public func deliver() async throws -> (Int, Int) {

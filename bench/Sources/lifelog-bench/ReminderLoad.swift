@@ -60,7 +60,7 @@ struct ReminderLoad: AsyncParsableCommand {
                 let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
                 try await seed(store, clock: clock, hook: hook, logger: logger)
                 let http = WebhookSender.makeClient()
-                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: true, clock: clock, logger: logger)
+                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: true, sealer: Self.sealer, clock: clock, logger: logger)
                 _ = try await job.plan()  // the checkpoint: 07:00
                 clock.set(clock.now().addingTimeInterval(3_660))  // 08:01
                 try await client.run("VACUUM (ANALYZE)", logger: logger)
@@ -87,11 +87,14 @@ struct ReminderLoad: AsyncParsableCommand {
     /// Each user: registered in Europe/Belgrade, a webhook, three daily habits (one with its own
     /// reminder at 08:00), a task due today at a time, one due today without, and a savings plan
     /// whose payment is due in five days.
+    /// A key of the benchmark's own for the webhooks' sealed secrets.
+    static let sealer = SecretSealer(signingKeys: [SigningKey(kid: "bench", secret: "bench-only-secret-0123456789-0123456789")])
+
     func seed(_ store: PostgresEventStore, clock: Clock, hook: String, logger: Logger) async throws {
         let habits = HabitService(store: store, clock: clock, logger: logger)
         let tasks = TaskService(store: store, clock: clock, logger: logger)
         let savings = SavingsService(store: store, clock: clock, logger: logger)
-        let endpoints = WebhookEndpoints(client: store.client, logger: logger)
+        let endpoints = WebhookEndpoints(client: store.client, sealer: Self.sealer, logger: logger)
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<users {

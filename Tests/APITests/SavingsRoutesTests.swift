@@ -219,4 +219,22 @@ import TestSupport
             #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: token).string("balance") == "10.00")
         }
     }
+    /// Issue 24 item 11: `overdue_total` clamped at Int64.max minor units. 31 goals in KWD, each
+    /// owing 999999999999.999 on the 1st of every month since 2000-01, owe 9,455 payments as of
+    /// 2025-05-05: 9,454,999,999,999,990,545 minor units, summed exactly.
+    @Test func overdueTotalsPastInt64AreExact() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("owing@example.com").string("access_token"))
+            for n in 0..<31 {
+                let id = try await Self.goal(http, token, #"{"name":"Owed \#(n)","currency":"KWD"}"#)
+                let plan = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
+                                               json: #"{"amount":"999999999999.999","anchor_day":1,"start_month":"2000-01"}"#)
+                #expect(plan.status == .ok, "\(plan.text)")
+            }
+            let overview = try await http.call(.get, "/api/v1/savings/overview?date=2025-05-05", token: token)
+            #expect(overview.status == .ok, "\(overview.text)")
+            #expect(overview.object["overdue_total"] as? [[String: String]] == [["currency": "KWD", "amount": "9454999999999990.545"]])
+            #expect(Self.occurrences(overview, "overdues").count == 31 * 305)
+        }
+    }
 }

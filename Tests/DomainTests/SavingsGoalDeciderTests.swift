@@ -97,13 +97,34 @@ import Testing
         #expect((failure { try decide(events, by: owner, .addMember(userId: owner)) } as? ValidationFailure)?.errors.map(\.field) == ["email"])
     }
 
-    /// Sums over a goal must never reach Int64's limit (Swift stops the process there): a goal's
-    /// deposits are bounded, so the 101st deposit of 12 digits is refused, naming the amount.
-    @Test func aGoalsDepositsStayFarBelowWhatSumsCanHold() throws {
-        var events = try history()
-        for _ in 0..<100 { events += try decide(events, by: owner, .addMovement(id: UUID(), deposit("999999999999.99", "2025-05-03"))) }
-        let refused = failure { try decide(events, by: owner, .addMovement(id: UUID(), deposit("999999999999.99", "2025-05-03"))) }
+    /// Sums over a goal are exact at any size: a goal's deposits may pass Int64's limit
+    /// (9.2·10^18 minor units), and its balance is then the sum, not a clamp or a refusal.
+    @Test func aGoalsBalancePastInt64IsExact() throws {
+        // 9,300 deposits of the largest KWD amount (999999999999.999): 9,299,999,999,999,990,700 minor units.
+        let kwd = try #require(Currency("KWD"))
+        let deposits = (0..<9_300).map { n in
+            SavingsGoal.Movement(id: UUID(), kind: .deposit, amount: 999_999_999_999_999, date: dayOf("2025-05-03"), occurrence: nil, note: nil,
+                                 actorId: owner, order: Int64(n + 2))
+        }
+        let goal = SavingsGoal(id: goalId, ownerId: owner, name: "Vault", emoji: nil, currency: kwd, targetAmount: nil, targetDate: nil,
+                               movements: deposits, version: 9_301)
+        #expect(goal.balance(through: dayOf("2025-06-15")) == Int128(999_999_999_999_999) * 9_300)
+        #expect(Money(minorUnits: SavingsProgress(goal, asOf: dayOf("2025-06-15")).balance, currency: kwd).description == "9299999999999990.700")
+        // One more deposit is taken (no bound on a goal's deposits is needed for exact sums), and
+        // a withdrawal is checked against the exact balance.
+        #expect(try SavingsGoalDecider.decide(goal, SavingsGoalCommand(actor: owner, .addMovement(id: UUID(), deposit("999999999999.999", "2025-06-01"))), now)
+            .count == 1)
+        var withdrawn = goal
+        withdrawn.movements += (0..<9_299).map { n in
+            SavingsGoal.Movement(id: UUID(), kind: .withdrawal, amount: 999_999_999_999_999, date: dayOf("2025-05-04"), occurrence: nil, note: nil,
+                                 actorId: owner, order: Int64(n + 9_302))
+        }
+        withdrawn.movements.append(.init(id: UUID(), kind: .withdrawal, amount: 1, date: dayOf("2025-05-04"), occurrence: nil, note: nil,
+                                         actorId: owner, order: 20_000))
+        #expect(withdrawn.balance(through: dayOf("2025-06-15")) == 999_999_999_999_998)
+        let refused = failure { try SavingsGoalDecider.decide(withdrawn, SavingsGoalCommand(actor: owner, .addMovement(id: UUID(), deposit("999999999999.999", "2025-06-01", kind: "withdrawal"))), now) }
+        #expect(try SavingsGoalDecider.decide(withdrawn, SavingsGoalCommand(actor: owner, .addMovement(id: UUID(), deposit("999999999999.998", "2025-06-01", kind: "withdrawal"))), now)
+            .count == 1)
         #expect((refused as? ValidationFailure)?.errors.map(\.field) == ["amount"])
-        #expect(SavingsGoalDecider.fold(events)?.balance(through: dayOf("2025-06-15")) == 9_999_999_999_999_900)
     }
 }

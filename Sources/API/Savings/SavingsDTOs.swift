@@ -42,7 +42,7 @@ struct SavingsOccurrenceDTO: Encodable, Sendable {
     var daysOverdue: Int
 
     init(_ occurrence: SavingsOccurrence, goal: SavingsGoal) {
-        func text(_ units: Int64) -> String { Money(minorUnits: units, currency: goal.currency).description }
+        func text<Units: SignedInteger & FixedWidthInteger>(_ units: Units) -> String { Money(minorUnits: units, currency: goal.currency).description }
         goalId = goal.id.uuidString.lowercased()
         goalName = goal.name
         dueDate = occurrence.dueDate.description
@@ -77,7 +77,7 @@ struct SavingsGoalDTO: ResponseEncodable {
 
     init(_ view: SavingsGoalView) {
         let goal = view.goal
-        func text(_ units: Int64) -> String { Money(minorUnits: units, currency: goal.currency).description }
+        func text<Units: SignedInteger & FixedWidthInteger>(_ units: Units) -> String { Money(minorUnits: units, currency: goal.currency).description }
         id = goal.id.uuidString.lowercased()
         name = goal.name
         emoji = goal.emoji

@@ -76,24 +76,19 @@ public struct SavingsGoal: Sendable, Equatable {
         }
     }
 
-    /// The balance at the end of `date`: every movement dated on or before it.
-    public func balance(through date: LocalDate) -> Int64 {
-        movements.filter { $0.date <= date }.map(\.signed).total
+    /// The balance at the end of `date`: every movement dated on or before it, summed exactly
+    /// (128 bits, like every sum of amounts: see `Money`).
+    public func balance(through date: LocalDate) -> Int128 {
+        movements.filter { $0.date <= date }.map(\.signed).exactSum
     }
-
-    /// What a goal's deposits may add up to (minor units): far below Int64's limit, so every sum
-    /// over a goal, and over many goals in an overview, stays exact.
-    public static let maximumDeposits: Int64 = 10_000_000_000_000_000
-
-    public var totalDeposits: Int64 { movements.filter { $0.kind == .deposit }.map(\.amount).total }
 
     /// True when the balance at the end of every day stays at or above zero.
     public static func neverNegative(_ movements: [Movement]) -> Bool {
-        var byDate: [LocalDate: Int64] = [:]
-        for m in movements { byDate[m.date] = (byDate[m.date] ?? 0).plus(m.signed) }
-        var running: Int64 = 0
+        var byDate: [LocalDate: Int128] = [:]
+        for m in movements { byDate[m.date, default: 0] += Int128(m.signed) }
+        var running: Int128 = 0
         for date in byDate.keys.sorted() {
-            running = running.plus(byDate[date] ?? 0)
+            running += byDate[date] ?? 0
             if running < 0 { return false }
         }
         return true

@@ -70,7 +70,7 @@ public enum SavingsGoalDecider: Decider {
         guard let currency = Currency(code) else {
             throw ValidationFailure(errors + [FieldError("currency", "must be an ISO 4217 code such as EUR")])
         }
-        let target = try collect(&errors) { try draft.targetAmount.map { try Money.parse($0, currency: currency, field: "target_amount").minorUnits } }
+        let target = try collect(&errors) { try draft.targetAmount.map { try Money.parseMinorUnits($0, currency: currency, field: "target_amount") } }
         let date = try collect(&errors) { try draft.targetDate.map { try parseDate($0, field: "target_date") } }
         try ValidationFailure.check(errors)
         return SavingsEvent.GoalCreated(goalId: id, ownerId: owner, name: name ?? "", emoji: draft.emoji, currency: currency,
@@ -83,7 +83,7 @@ public enum SavingsGoalDecider: Decider {
         let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let name { TextRules.labelError(name, field: "name", maxLength: 100).map { errors.append($0) } }
         TextRules.optionalLabelError(change.emoji.newValue, field: "emoji", maxLength: 16).map { errors.append($0) }
-        let target = try collect(&errors) { try change.targetAmount.newValue.map { try Money.parse($0, currency: goal.currency, field: "target_amount").minorUnits } }
+        let target = try collect(&errors) { try change.targetAmount.newValue.map { try Money.parseMinorUnits($0, currency: goal.currency, field: "target_amount") } }
         let date = try collect(&errors) { try change.targetDate.newValue.map { try parseDate($0, field: "target_date") } }
         try ValidationFailure.check(errors)
         let event = SavingsEvent.GoalChanged(
@@ -99,7 +99,7 @@ public enum SavingsGoalDecider: Decider {
         var errors: [FieldError] = []
         let amount = try collect(&errors) { () throws(ValidationFailure) -> Int64 in
             guard let text = draft.amount else { throw ValidationFailure("amount", "is required") }
-            return try Money.parse(text, currency: currency).minorUnits
+            return try Money.parseMinorUnits(text, currency: currency)
         }
         if draft.anchorDay == nil { errors.append(FieldError("anchor_day", "is required")) }
         if case .day(let day)? = draft.anchorDay, !(1...31).contains(day) {
@@ -127,7 +127,7 @@ public enum SavingsGoalDecider: Decider {
         }
         let amount = try collect(&errors) { () throws(ValidationFailure) -> Int64 in
             guard let text = draft.amount else { throw ValidationFailure("amount", "is required") }
-            return try Money.parse(text, currency: goal.currency).minorUnits
+            return try Money.parseMinorUnits(text, currency: goal.currency)
         }
         let date = try collect(&errors) { () throws(ValidationFailure) -> LocalDate in
             guard let text = draft.date else { throw ValidationFailure("date", "is required") }
@@ -147,9 +147,6 @@ public enum SavingsGoalDecider: Decider {
         }
         try ValidationFailure.check(errors)
         guard let kind, let amount, let date else { throw ValidationFailure(errors) }
-        if kind == .deposit, goal.totalDeposits.plus(amount) > SavingsGoal.maximumDeposits {
-            throw ValidationFailure("amount", "would take this goal's deposits past \(Money(minorUnits: SavingsGoal.maximumDeposits, currency: goal.currency))")
-        }
         if kind == .withdrawal {
             let after = goal.movements + [SavingsGoal.Movement(id: id, kind: kind, amount: amount, date: date, occurrence: nil, note: nil,
                                                                actorId: actor, order: .max)]

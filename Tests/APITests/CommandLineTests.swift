@@ -175,7 +175,9 @@ import TestSupport
             let goal = try #require(try await http.call(.post, "/api/v1/savings/goals", token: owner, json: #"{"name":"Flat","currency":"EUR"}"#).string("id"))
             _ = try await http.call(.put, "/api/v1/savings/goals/\(goal)/plan", token: owner,
                                     json: #"{"amount":"100","anchor_day":10,"start_month":"2024-06","end_month":"2024-06"}"#)
-            #expect(try await http.call(.post, "/api/v1/savings/goals/\(goal)/members", token: owner, json: #"{"email":"sharer@example.com"}"#).status == .created)
+            let invitation = try await http.call(.post, "/api/v1/savings/goals/\(goal)/members", token: owner, json: #"{"email":"sharer@example.com"}"#)
+            #expect(invitation.status == .created)
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(invitation.string("id") ?? "")/accept", token: member).status == .ok)
             let environment = ["DATABASE_URL": harness.database.ownerURL.description]
             func kinds(_ email: String) async throws -> [String] {
                 let out = try await run(["reminders", "preview", "--email", email, "--from", "2024-06-01T00:00:00Z", "--to", "2024-06-12T00:00:00Z"],

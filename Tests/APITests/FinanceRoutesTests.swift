@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import EventStore
 import Testing
 import TestSupport
 
@@ -242,6 +243,84 @@ import TestSupport
             #expect(eur?["average_daily_expense"] as? String == "0.50")
             #expect(Self.currencies(analytics).compactMap { $0["currency"] as? String } == ["EUR"])
             #expect((eur?["top_categories"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } == ["Food"])
+        }
+    }
+
+    /// Issue 24 item 11: a month's expense past Int64.max minor units showed
+    /// `9223372036854775.807` (a clamp, not the sum), `GET /finance/analytics` answered 422 about
+    /// an amount, and a write that took a kept monthly total past bigint was refused. Every sum
+    /// is exact now, and no read answers 422 for what is stored. 9,300 expenses of
+    /// 999999999999.999 KWD (the largest amount) are stored as the projector keeps them, in two
+    /// categories of February: 9,299,999,999,999,990,700 minor units in all.
+    @Test func sumsPastInt64AreExactAndNoReadAnswers422() async throws {
+        try await AppHarness.with(now: Self.at("2026-03-10T10:00:00Z")) { harness, http in
+            let token = try #require(try await http.register("huge@example.com").string("access_token"))
+            let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let rent = try await Self.category(http, token, "Rent"), tax = try await Self.category(http, token, "Tax")
+            let other = try await Self.category(http, token, "Other")
+            _ = try await http.call(.put, "/api/v1/finance/categories/\(rent)/budget", token: token,
+                                    json: #"{"amount":"999999999999.999","currency":"KWD","from_month":"2026-02"}"#)
+            guard let rentId = UUID(uuidString: rent), let taxId = UUID(uuidString: tax), let otherId = UUID(uuidString: other) else {
+                Issue.record("category ids")
+                return
+            }
+            try await harness.client.run("""
+                INSERT INTO rm_fin_transactions (owner_id, transaction_id, kind, amount, currency, category_id, date, note, version, created_at)
+                SELECT \(me), gen_random_uuid(), 'expense', 999999999999999, 'KWD', CASE WHEN n % 2 = 0 THEN \(rentId) ELSE \(taxId) END,
+                       DATE '2026-02-01' + (n % 20), NULL, 1, now()
+                FROM generate_series(1, 9300) AS n
+                """, logger: TestDatabase.logger)
+            try await harness.client.run("""
+                INSERT INTO rm_fin_month_totals (owner_id, month, currency, kind, category_id, total, count)
+                SELECT owner_id, date_trunc('month', date)::date, currency, kind, category_id, sum(amount), count(*)
+                FROM rm_fin_transactions WHERE owner_id = \(me) GROUP BY 1, 2, 3, 4, 5
+                """, logger: TestDatabase.logger)
+
+            // The whole month (kept monthly totals) and a period (its transactions) add up the same, exactly.
+            for query in ["month=2026-02", "from=2026-02-01&to=2026-02-25"] {
+                let summary = try await http.call(.get, "/api/v1/finance/summary?\(query)", token: token)
+                #expect(summary.status == .ok, "\(query): \(summary.text)")
+                let kwd = try #require(Self.currencies(summary).first { $0["currency"] as? String == "KWD" })
+                #expect(kwd["expense"] as? String == "9299999999999990.700", "\(query)")
+                #expect(kwd["net"] as? String == "-9299999999999990.700", "\(query)")
+                let categories = kwd["by_category"] as? [[String: Any]] ?? []
+                #expect(categories.map { $0["total"] as? String } == ["4649999999999995.350", "4649999999999995.350"], "\(query)")
+                #expect(categories.map { $0["share"] as? String } == ["50.0", "50.0"], "\(query)")
+                let budget = try #require((kwd["budgets"] as? [[String: Any]])?.first)
+                #expect(budget["spent"] as? String == "4649999999999995.350")
+                #expect(budget["remaining"] as? String == "-4648999999999995.351")
+                #expect(budget["used_percent"] as? String == "465000.0")
+                #expect(budget["status"] as? String == "over")
+            }
+
+            // Analytics over the same month: 200, with the exact sums.
+            let analytics = try await http.call(.get, "/api/v1/finance/analytics?months=2", token: token)
+            #expect(analytics.status == .ok, "\(analytics.text)")
+            let kwd = try #require(Self.currencies(analytics).first { $0["currency"] as? String == "KWD" })
+            #expect((kwd["months"] as? [[String: Any]])?.map { $0["expense"] as? String } == ["9299999999999990.700", "0.000"])
+            #expect((kwd["top_categories"] as? [[String: Any]])?.map { $0["total"] as? String } == ["4649999999999995.350", "4649999999999995.350"])
+            // Over the 38 days from February 1 to March 10, half to even.
+            #expect(kwd["average_daily_expense"] as? String == "244736842105262.913")
+            #expect((kwd["change"] as? [String: Any])?["expense"] as? String == "9299999999999990.700")
+
+            // A write that takes a kept monthly total past bigint's limit is stored (numeric totals), and counted exactly.
+            try await harness.client.run("""
+                INSERT INTO rm_fin_month_totals (owner_id, month, currency, kind, category_id, total, count)
+                VALUES (\(me), DATE '2026-01-01', 'KWD', 'expense', \(otherId), 9223372036854775000, 1)
+                """, logger: TestDatabase.logger)
+            let past = try await Self.spend(http, token, "1.000", #","currency":"KWD","category_id":"\#(other)","date":"2026-01-15""#)
+            #expect(past.status == .created, "\(past.text)")
+            let january = try await http.call(.get, "/api/v1/finance/summary?month=2026-01", token: token)
+            #expect(january.status == .ok, "\(january.text)")
+            #expect(Self.currencies(january).first { $0["currency"] as? String == "KWD" }?["expense"] as? String == "9223372036854776.000")
+            let more = try await Self.spend(http, token, "1.000", #","currency":"KWD","category_id":"\#(rent)","date":"2026-02-10""#)
+            #expect(more.status == .created, "\(more.text)")
+            let february = try await http.call(.get, "/api/v1/finance/summary?month=2026-02", token: token)
+            #expect(Self.currencies(february).first { $0["currency"] as? String == "KWD" }?["expense"] as? String == "9299999999999991.700")
+            let series = try await http.call(.get, "/api/v1/finance/analytics?months=3", token: token)
+            #expect(series.status == .ok, "\(series.text)")
+            #expect((Self.currencies(series).first { $0["currency"] as? String == "KWD" }?["months"] as? [[String: Any]])?
+                .map { $0["expense"] as? String } == ["9223372036854776.000", "9299999999999991.700", "0.000"])
         }
     }
 }

@@ -129,6 +129,8 @@ import TestSupport
                 (.get, "/api/v1/savings/goals/{id}/members", nil),
                 (.post, "/api/v1/savings/goals/{id}/members", #"{"email":"intruder@example.com"}"#),
                 (.delete, "/api/v1/savings/goals/{id}/members/{user_id}", nil),
+                (.get, "/api/v1/savings/goals/{id}/invitations", nil),
+                (.delete, "/api/v1/savings/goals/{id}/invitations/{invitation_id}", nil),
             ],
             intact: { http, token, id in
                 let goal = try await http.call(.get, "/api/v1/savings/goals/\(id)", token: token)
@@ -136,6 +138,26 @@ import TestSupport
                 return goal.string("name") == "A's goal" && goal.string("balance") == "10.00"
                     && (goal.object["plan"] as? [String: Any])?["amount"] as? String == "10.00"
                     && (members.object["items"] as? [[String: Any]])?.count == 1
+            }),
+        Case(
+            description: "savings invitations",
+            create: { http, token in
+                // A invites a third account; B, who is not the invitee, tries to answer it.
+                _ = try await http.register("invitee@example.com")
+                let goal = try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"A's goal","currency":"EUR"}"#).string("id") ?? ""
+                return try await http.call(.post, "/api/v1/savings/goals/\(goal)/members", token: token, json: #"{"email":"invitee@example.com"}"#)
+                    .string("id") ?? ""
+            },
+            attempts: [
+                (.post, "/api/v1/savings/invitations/{id}/accept", nil),
+                (.post, "/api/v1/savings/invitations/{id}/decline", nil),
+            ],
+            intact: { http, token, id in
+                let goal = try await http.call(.get, "/api/v1/savings/goals", token: token).object["items"] as? [[String: Any]]
+                let goalId = goal?.first?["id"] as? String ?? ""
+                let invitations = try await http.call(.get, "/api/v1/savings/goals/\(goalId)/invitations", token: token).object["items"] as? [[String: Any]]
+                let members = try await http.call(.get, "/api/v1/savings/goals/\(goalId)/members", token: token).object["items"] as? [[String: Any]]
+                return invitations?.map { [$0["id"] as? String, $0["status"] as? String] } == [[id, "pending"]] && members?.count == 1
             }),
         Case(
             description: "health",
@@ -204,6 +226,7 @@ import TestSupport
             .replacingOccurrences(of: "{freeze_id}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{tid}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{user_id}", with: "00000000-0000-0000-0000-000000000000")
+            .replacingOccurrences(of: "{invitation_id}", with: "00000000-0000-0000-0000-000000000000")
     }
 
     /// Forgetting is impossible: every registered route with a path parameter has a case here,

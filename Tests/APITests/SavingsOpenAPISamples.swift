@@ -27,6 +27,10 @@ extension OpenAPITests {
         let movements = SavingsMovementView.all(of: full.goal)
         let overview = SavingsOverview(goals: [full, bare], asOf: try #require(LocalDate("2026-03-05")))
         let member = SavingsMemberView(userId: UUID(), email: "bo@example.com", name: "Bo", role: .member, addedAt: now)
+        let invitation = SavingsInvitation(id: UUID(), invitee: UUID(), email: "Bo@example.com", invitedAt: now,
+                                           expiresAt: now.addingTimeInterval(SavingsInvitation.lifetime))
+        let invitationView = SavingsInvitationView(invitation, at: now)
+        let received = SavingsReceivedInvitation(invitation: invitation, goalName: "Flat", ownerName: "Ana", ownerEmail: "ana@example.com")
         let occurrences = full.progress.occurrences(from: try #require(LocalDate("2026-01-01")), through: try #require(LocalDate("2026-12-31")))
         return [
             try sample("SavingsGoal", "GET /api/v1/savings/goals/{id}", "200", full: true, SavingsGoalDTO(full)),
@@ -39,7 +43,12 @@ extension OpenAPITests {
                        Page(items: movements.map(SavingsMovementDTO.init), nextCursor: nil)),
             try sample("SavingsOccurrences", "GET /api/v1/savings/goals/{id}/occurrences", "200", full: true,
                        Items(items: occurrences.map { SavingsOccurrenceDTO($0, goal: full.goal) })),
-            try sample("SavingsMember", "POST /api/v1/savings/goals/{id}/members", "201", full: true, SavingsMemberDTO(member)),
+            try sample("SavingsInvitation", "POST /api/v1/savings/goals/{id}/members", "201", full: true, SavingsInvitationDTO(invitationView)),
+            try sample("SavingsInvitation pending", "POST /api/v1/savings/goals/{id}/members", "200", full: true, SavingsInvitationDTO(invitationView)),
+            try sample("SavingsInvitations", "GET /api/v1/savings/goals/{id}/invitations", "200", full: true, Items(items: [SavingsInvitationDTO(invitationView)])),
+            try sample("SavingsReceivedInvitation page", "GET /api/v1/savings/invitations", "200", full: true,
+                       Page(items: [SavingsReceivedInvitationDTO(received)], nextCursor: "next")),
+            try sample("SavingsGoal accepted", "POST /api/v1/savings/invitations/{id}/accept", "200", full: false, SavingsGoalDTO(bare)),
             try sample("SavingsMembers", "GET /api/v1/savings/goals/{id}/members", "200", full: true, Items(items: [SavingsMemberDTO(member)])),
             try sample("SavingsOverview", "GET /api/v1/savings/overview", "200", full: true, SavingsOverviewDTO(overview)),
         ]

@@ -159,10 +159,12 @@ import TestSupport
             let ownersDeposit = try #require(try await Self.move(http, owner, id, #"{"kind":"deposit","amount":"20","date":"2025-05-01"}"#).string("id"))
             #expect(try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"nobody@example.com"}"#)
                 .status == .unprocessableContent)
-            let added = try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"Member@example.com"}"#)
-            #expect(added.status == .created, "\(added.text)")
-            let memberId = try #require(added.string("user_id"))
-            #expect(added.string("role") == "member")
+            let invited = try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"Member@example.com"}"#)
+            #expect(invited.status == .created, "\(invited.text)")
+            let accepted = try await http.call(.post, "/api/v1/savings/invitations/\(invited.string("id") ?? "")/accept", token: member)
+            #expect(accepted.status == .ok, "\(accepted.text)")
+            #expect(accepted.string("role") == "member")
+            let memberId = try #require(try await http.call(.get, "/api/v1/me", token: member).string("id"))
 
             // The member reads and deposits.
             let seen = try await http.call(.get, "/api/v1/savings/goals", token: member)
@@ -217,6 +219,176 @@ import TestSupport
             #expect(first.status == .created)
             #expect(second.string("id") == first.string("id"))
             #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: token).string("balance") == "10.00")
+        }
+    }
+
+    static func registerNamed(_ http: any TestClientProtocol, _ email: String, name: String) async throws -> (token: String, id: String) {
+        let answer = try await http.call(.post, "/api/v1/auth/register",
+                                         json: #"{"email":"\#(email)","password":"correct horse battery","name":"\#(name)","timezone":"Europe/Belgrade"}"#)
+        let token = try #require(answer.string("access_token"))
+        return (token, try #require(try await http.call(.get, "/api/v1/me", token: token).string("id")))
+    }
+
+    static func items(_ response: JSONResponse) -> [[String: Any]] { response.object["items"] as? [[String: Any]] ?? [] }
+
+    /// Issue 24 item 8: an owner could add any account by email, without its consent, and then
+    /// saw its name and email. Now the account is invited, sees the invitation, and joins only by
+    /// accepting; until then the owner sees only the address they typed and the status, and the
+    /// invitee can neither see nor touch the goal.
+    @Test func sharingNeedsTheInviteesConsent() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
+            let (owner, _) = try await Self.registerNamed(http, "ana@example.com", name: "Ana Owner")
+            let (invitee, inviteeId) = try await Self.registerNamed(http, "bo@example.com", name: "Bo Secret")
+            let id = try await Self.goal(http, owner, #"{"name":"Flat","currency":"EUR"}"#)
+            _ = try await Self.move(http, owner, id, #"{"kind":"deposit","amount":"20","date":"2025-05-01"}"#)
+
+            let invited = try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":" Bo@Example.com "}"#)
+            #expect(invited.status == .created, "\(invited.text)")
+            let invitation = try #require(invited.string("id"))
+            #expect(Set(invited.object.keys) == ["id", "email", "status", "invited_at", "expires_at"])
+            #expect(invited.string("email") == "Bo@Example.com")
+            #expect(invited.string("status") == "pending")
+            #expect(invited.string("invited_at") == "2025-05-05T10:00:00Z")
+            #expect(invited.string("expires_at") == "2025-05-19T10:00:00Z")
+            // Inviting again while it is pending changes nothing and answers the same invitation.
+            let again = try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"bo@example.com"}"#)
+            #expect(again.status == .ok)
+            #expect(again.string("id") == invitation)
+
+            // The owner sees the address they typed and the status: never the invitee's name or id.
+            let listed = try await http.call(.get, "/api/v1/savings/goals/\(id)/invitations", token: owner)
+            #expect(Self.items(listed).map { $0["email"] as? String } == ["Bo@Example.com"])
+            #expect(Self.items(listed).map { $0["status"] as? String } == ["pending"])
+            let members = try await http.call(.get, "/api/v1/savings/goals/\(id)/members", token: owner)
+            #expect(Self.items(members).map { $0["role"] as? String } == ["owner"])
+            for answer in [invited, again, listed, members] {
+                #expect(!answer.text.contains("Bo Secret") && !answer.text.contains(inviteeId), "\(answer.text)")
+            }
+
+            // The invitee, until they accept, can neither see nor touch the goal.
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/goals", token: invitee)).isEmpty)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: invitee).status == .notFound)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)/members", token: invitee).status == .notFound)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)/transactions", token: invitee).status == .notFound)
+            #expect(try await Self.move(http, invitee, id, #"{"kind":"deposit","amount":"1","date":"2025-05-02"}"#).status == .notFound)
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/members/\(inviteeId)", token: invitee).status == .notFound)
+            #expect((try await http.call(.get, "/api/v1/savings/overview", token: invitee).object["balances"] as? [Any])?.isEmpty == true)
+            // What they see of it: enough to decide.
+            let mine = try await http.call(.get, "/api/v1/savings/invitations", token: invitee)
+            #expect(mine.status == .ok, "\(mine.text)")
+            let received = try #require(Self.items(mine).first)
+            #expect(Set(received.keys) == ["id", "goal_name", "owner_name", "owner_email", "invited_at", "expires_at"])
+            #expect(received["id"] as? String == invitation && received["goal_name"] as? String == "Flat")
+            #expect(received["owner_name"] as? String == "Ana Owner" && received["owner_email"] as? String == "ana@example.com")
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: owner)).isEmpty)
+
+            // Accepted: a member, who sees and feeds the goal; the owner now sees their name.
+            let accepted = try await http.call(.post, "/api/v1/savings/invitations/\(invitation)/accept", token: invitee)
+            #expect(accepted.status == .ok, "\(accepted.text)")
+            #expect(accepted.string("id") == id && accepted.string("role") == "member" && accepted.string("balance") == "20.00")
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(invitation)/accept", token: invitee).status == .ok)
+            #expect(try await Self.move(http, invitee, id, #"{"kind":"deposit","amount":"5","date":"2025-05-02"}"#).status == .created)
+            let shared = try await http.call(.get, "/api/v1/savings/goals/\(id)/members", token: owner)
+            #expect(Self.items(shared).map { $0["name"] as? String } == ["Ana Owner", "Bo Secret"])
+            #expect(Self.items(shared).last?["user_id"] as? String == inviteeId)
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/goals/\(id)/invitations", token: owner)).isEmpty)
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: invitee)).isEmpty)
+            #expect(try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"bo@example.com"}"#).status == .conflict)
+            // A member may not see the goal's invitations, nor withdraw one, nor invite.
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)/invitations", token: invitee).status == .forbidden)
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/invitations/\(invitation)", token: invitee).status == .forbidden)
+            #expect(try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: invitee, json: #"{"email":"ana@example.com"}"#)
+                .status == .forbidden)
+
+            // A member leaves on their own: access ends at once; their deposit stays in the goal.
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/members/\(inviteeId)", token: invitee).status == .noContent)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: invitee).status == .notFound)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: owner).string("balance") == "25.00")
+            // The old invitation cannot bring them back.
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(invitation)/accept", token: invitee).status == .notFound)
+        }
+    }
+
+    @Test func aDeclinedOrExpiredInvitationCanBeSentAgainAndTheOwnerCanWithdrawOne() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { harness, http in
+            var (owner, _) = try await Self.registerNamed(http, "ana@example.com", name: "Ana")
+            var (invitee, _) = try await Self.registerNamed(http, "bo@example.com", name: "Bo")
+            var (other, _) = try await Self.registerNamed(http, "cy@example.com", name: "Cy")
+            /// Moves the clock, and logs everyone in again (access tokens last 15 minutes).
+            func advance(by seconds: TimeInterval) async throws {
+                harness.clock.advance(by: seconds)
+                func login(_ email: String) async throws -> String {
+                    try #require(try await http.call(.post, "/api/v1/auth/login", json: #"{"email":"\#(email)","password":"correct horse battery"}"#)
+                        .string("access_token"))
+                }
+                (owner, invitee, other) = (try await login("ana@example.com"), try await login("bo@example.com"), try await login("cy@example.com"))
+            }
+            let id = try await Self.goal(http, owner)
+            func invite(_ email: String = "bo@example.com") async throws -> String {
+                let answer = try await http.call(.post, "/api/v1/savings/goals/\(id)/members", token: owner, json: #"{"email":"\#(email)"}"#)
+                #expect(answer.status == .created, "\(answer.text)")
+                return answer.string("id") ?? ""
+            }
+            func statuses() async throws -> [String?] {
+                Self.items(try await http.call(.get, "/api/v1/savings/goals/\(id)/invitations", token: owner)).map { $0["status"] as? String }
+            }
+
+            // Declined: the owner sees it declined; it can no longer be accepted.
+            let first = try await invite()
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(first)/decline", token: invitee).status == .noContent)
+            #expect(try await statuses() == ["declined"])
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: invitee)).isEmpty)
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(first)/accept", token: invitee).status == .conflict)
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: invitee).status == .notFound)
+
+            // Invited again: a new invitation replaces it, and it expires 14 days later by the server's clock.
+            let second = try await invite()
+            #expect(second != first)
+            #expect(try await statuses() == ["pending"])
+            try await advance(by: 14 * 86_400 - 1)
+            #expect(try await statuses() == ["pending"])
+            try await advance(by: 1)
+            #expect(try await statuses() == ["expired"])
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: invitee)).isEmpty)
+            let late = try await http.call(.post, "/api/v1/savings/invitations/\(second)/accept", token: invitee)
+            #expect(late.status == .conflict)
+            #expect(late.string("detail")?.contains("expired") == true, "\(late.text)")
+            #expect(try await http.call(.get, "/api/v1/savings/goals/\(id)", token: invitee).status == .notFound)
+
+            // Invited once more, in time: accepted.
+            let third = try await invite()
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(third)/accept", token: invitee).string("role") == "member")
+
+            // Withdrawn: the invitee no longer sees it, and cannot answer it.
+            let withdrawn = try await invite("cy@example.com")
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: other)).count == 1)
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/invitations/\(withdrawn)", token: owner).status == .noContent)
+            #expect(try await statuses() == [])
+            #expect(Self.items(try await http.call(.get, "/api/v1/savings/invitations", token: other)).isEmpty)
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(withdrawn)/accept", token: other).status == .notFound)
+            #expect(try await http.call(.post, "/api/v1/savings/invitations/\(withdrawn)/decline", token: other).status == .notFound)
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/invitations/\(withdrawn)", token: owner).status == .notFound)
+            // An accepted invitation is not withdrawn: the member is removed instead.
+            #expect(try await http.call(.delete, "/api/v1/savings/goals/\(id)/invitations/\(third)", token: owner).status == .conflict)
+        }
+    }
+
+    /// Issue 24 item 11: `overdue_total` clamped at Int64.max minor units. 31 goals in KWD, each
+    /// owing 999999999999.999 on the 1st of every month since 2000-01, owe 9,455 payments as of
+    /// 2025-05-05: 9,454,999,999,999,990,545 minor units, summed exactly.
+    @Test func overdueTotalsPastInt64AreExact() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-05T10:00:00Z")) { _, http in
+            let token = try #require(try await http.register("owing@example.com").string("access_token"))
+            for n in 0..<31 {
+                let id = try await Self.goal(http, token, #"{"name":"Owed \#(n)","currency":"KWD"}"#)
+                let plan = try await http.call(.put, "/api/v1/savings/goals/\(id)/plan", token: token,
+                                               json: #"{"amount":"999999999999.999","anchor_day":1,"start_month":"2000-01"}"#)
+                #expect(plan.status == .ok, "\(plan.text)")
+            }
+            let overview = try await http.call(.get, "/api/v1/savings/overview?date=2025-05-05", token: token)
+            #expect(overview.status == .ok, "\(overview.text)")
+            #expect(overview.object["overdue_total"] as? [[String: String]] == [["currency": "KWD", "amount": "9454999999999990.545"]])
+            #expect(Self.occurrences(overview, "overdues").count == 31 * 305)
         }
     }
 }

@@ -93,4 +93,28 @@ import Testing
         #expect(Rounding.halfEven(7, dividedBy: 2) == 4)
         #expect(Rounding.halfEven(-7, dividedBy: 2) == -4)
     }
+
+    /// Issue 24 item 11: totals past Int64.max minor units are the sums, not a clamp.
+    @Test func reportsPastInt64AreExact() {
+        let food = UUID(), rent = UUID(), max = Int128(Int64.max)
+        let labels = [food: CategoryLabel(id: food, name: "Food", emoji: nil, kind: .expense),
+                      rent: CategoryLabel(id: rent, name: "Rent", emoji: nil, kind: .expense)]
+        let totals = [FlowTotal(currency: eur, kind: .expense, categoryId: food, minorUnits: max),
+                      FlowTotal(currency: eur, kind: .expense, categoryId: rent, minorUnits: max),
+                      FlowTotal(currency: eur, kind: .income, categoryId: nil, minorUnits: 2)]
+        let summary = FinanceSummary.build(from: today, to: today, totals: totals, labels: labels,
+                                           budgets: [(categoryId: food, amount: Money(minorUnits: max, currency: eur))])
+        let euros = summary.currencies.first
+        #expect(euros?.expense.description == "184467440737095516.14")
+        #expect(euros?.net.description == "-184467440737095516.12")
+        #expect(euros?.byCategory.map(\.share) == ["50.0", "50.0"])
+        #expect(euros?.budgets.first?.status == .near && euros?.budgets.first?.usedPercent == "100.0")
+        let march = today.localMonth
+        let analytics = FinanceAnalytics.build(months: 1, today: today, series: totals.map { var t = $0; t.month = march; return t },
+                                               expenses: totals.map { var t = $0; t.month = march; return t }, labels: labels)
+        #expect(analytics.currencies.first?.months.first?.expense.description == "184467440737095516.14")
+        #expect(analytics.currencies.first?.change.expense.description == "184467440737095516.14")
+        #expect([Int64.max, Int64.max, 2].exactSum == max * 2 + 2)
+        #expect(Rounding.halfEven(max * 2 + 1, dividedBy: 2) == max + 1)  // half, to even
+    }
 }

@@ -49,7 +49,8 @@ import Testing
         let deposits = Self.randomDeposits(schedule, &random)
         let allocation = SavingsAllocation(schedule: schedule, deposits: deposits)
         let amounts = Dictionary(Array(schedule.occurrences).map { ($0.dueDate, $0.amount) }, uniquingKeysWith: { first, _ in first })
-        #expect(allocation.paid.values.reduce(0, +) + allocation.plain == deposits.reduce(0) { $0 + $1.amount }, "seed \(seed)")
+        let paid: Int128 = allocation.paid.values.exactSum
+        #expect(paid + allocation.plain == deposits.map(\.amount).exactSum, "seed \(seed)")
         for (due, paid) in allocation.paid {
             #expect(paid > 0 && paid <= amounts[due, default: 0], "seed \(seed): \(due) paid \(paid) of \(amounts[due, default: 0])")
         }

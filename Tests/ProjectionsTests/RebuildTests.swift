@@ -346,7 +346,8 @@ enum LocalDateText {
 
 /// Savings changes for the scripted history: goals with plans changed and ended, deposits
 /// (some naming an occurrence), withdrawals, deletions, a deleted goal, and a shared goal whose
-/// member deposits and deletes, one member removed and one kept.
+/// members (invited, and accepting) deposit and delete, one leaving and one kept; and
+/// invitations declined, withdrawn and left pending.
 enum SavingsHistory {
     static func write(_ http: any TestClientProtocol, owner token: String) async throws {
         var random = SeededGenerator(seed: 7)
@@ -362,8 +363,19 @@ enum SavingsHistory {
                 json: #"{"amount":"100","anchor_day":\#(n == 1 ? #""last""# : "31"),"every_months":\#(n + 1),"start_month":"2025-0\#(n + 1)"}"#)
         }
         let shared = goals[0]
-        for email in ["saver-member@example.com", "saver-leaving@example.com"] {
-            _ = try await http.call(.post, "/api/v1/savings/goals/\(shared)/members", token: token, json: #"{"email":"\#(email)"}"#)
+        for (email, invitee) in [("saver-member@example.com", member), ("saver-leaving@example.com", leaving)] {
+            let invitation = try #require(try await http.call(.post, "/api/v1/savings/goals/\(shared)/members", token: token,
+                                                              json: #"{"email":"\#(email)"}"#).string("id"))
+            _ = try await http.call(.post, "/api/v1/savings/invitations/\(invitation)/accept", token: invitee)
+        }
+        let declining = try #require(try await http.register("saver-declining@example.com").string("access_token"))
+        _ = try await http.register("saver-pending@example.com")
+        _ = try await http.register("saver-withdrawn@example.com")
+        for email in ["saver-declining@example.com", "saver-pending@example.com", "saver-withdrawn@example.com"] {
+            let invitation = try #require(try await http.call(.post, "/api/v1/savings/goals/\(goals[3])/members", token: token,
+                                                              json: #"{"email":"\#(email)"}"#).string("id"))
+            if email.contains("declining") { _ = try await http.call(.post, "/api/v1/savings/invitations/\(invitation)/decline", token: declining) }
+            if email.contains("withdrawn") { _ = try await http.call(.delete, "/api/v1/savings/goals/\(goals[3])/invitations/\(invitation)", token: token) }
         }
         var movements: [(goal: String, id: String, token: String)] = []
         for change in 0..<120 {
@@ -398,6 +410,6 @@ enum SavingsHistory {
         _ = try await http.call(.delete, "/api/v1/savings/goals/\(goals[2])/plan", token: token)
         _ = try await http.call(.delete, "/api/v1/savings/goals/\(goals[1])", token: token)
         let leavingId = try #require(try await http.call(.get, "/api/v1/me", token: leaving).string("id"))
-        _ = try await http.call(.delete, "/api/v1/savings/goals/\(shared)/members/\(leavingId)", token: token)
+        _ = try await http.call(.delete, "/api/v1/savings/goals/\(shared)/members/\(leavingId)", token: leaving)
     }
 }

@@ -42,7 +42,7 @@ struct SavingsOccurrenceDTO: Encodable, Sendable {
     var daysOverdue: Int
 
     init(_ occurrence: SavingsOccurrence, goal: SavingsGoal) {
-        func text(_ units: Int64) -> String { Money(minorUnits: units, currency: goal.currency).description }
+        func text<Units: SignedInteger & FixedWidthInteger>(_ units: Units) -> String { Money(minorUnits: units, currency: goal.currency).description }
         goalId = goal.id.uuidString.lowercased()
         goalName = goal.name
         dueDate = occurrence.dueDate.description
@@ -77,7 +77,7 @@ struct SavingsGoalDTO: ResponseEncodable {
 
     init(_ view: SavingsGoalView) {
         let goal = view.goal
-        func text(_ units: Int64) -> String { Money(minorUnits: units, currency: goal.currency).description }
+        func text<Units: SignedInteger & FixedWidthInteger>(_ units: Units) -> String { Money(minorUnits: units, currency: goal.currency).description }
         id = goal.id.uuidString.lowercased()
         name = goal.name
         emoji = goal.emoji
@@ -173,6 +173,50 @@ struct SavingsMemberDTO: ResponseEncodable {
         role = view.role
         addedAt = view.addedAt
     }
+}
+
+/// An invitation as the goal's owner sees it: the address they typed and its status, never
+/// who the invitee is.
+struct SavingsInvitationDTO: ResponseEncodable {
+    var id: String
+    var email: String
+    var status: SavingsInvitation.Status
+    var invitedAt: Date
+    var expiresAt: Date
+
+    init(_ view: SavingsInvitationView) {
+        id = view.invitation.id.uuidString.lowercased()
+        email = view.invitation.email
+        status = view.status
+        invitedAt = view.invitation.invitedAt
+        expiresAt = view.invitation.expiresAt
+    }
+}
+
+/// An invitation as its invitee sees it: what they need to decide, nothing more of the goal.
+struct SavingsReceivedInvitationDTO: ResponseEncodable {
+    var id: String
+    var goalName: String
+    var ownerName: String
+    var ownerEmail: String
+    var invitedAt: Date
+    var expiresAt: Date
+
+    init(_ received: SavingsReceivedInvitation) {
+        id = received.invitation.id.uuidString.lowercased()
+        goalName = received.goalName
+        ownerName = received.ownerName
+        ownerEmail = received.ownerEmail
+        invitedAt = received.invitation.invitedAt
+        expiresAt = received.invitation.expiresAt
+    }
+}
+
+/// Position in the invitee's invitations, oldest first: when it was sent, then its id.
+struct SavingsInvitationCursor: Codable, CursorPosition {
+    var invitedAt: Int64
+    var id: UUID
+    var isPlausible: Bool { (0...4_102_444_800).contains(invitedAt) }
 }
 
 struct SavingsOverviewDTO: ResponseEncodable {

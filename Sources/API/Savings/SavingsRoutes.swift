@@ -99,12 +99,11 @@ public struct SavingsArea: Area {
             try await savings.deleteMovement(context.command(), try context.resourceId(), movementId: try context.resourceId("tid"))
             return Response(status: .noContent)
         }
+        // Sharing needs consent: the owner invites by email, the invitee accepts or declines.
         goals.post("{id}/members") { request, context in
             let body = try await request.json(MemberBody.self, context: context)
-            let members = try await savings.addMember(context.command(), try context.resourceId(), email: body.email)
-            let email = body.email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-            guard let added = members.first(where: { $0.email == email }) else { throw Problem.notFound() }
-            return EditedResponse(status: .created, response: SavingsMemberDTO(added))
+            let (invitation, created) = try await savings.invite(context.command(), try context.resourceId(), email: body.email)
+            return EditedResponse(status: created ? .created : .ok, response: SavingsInvitationDTO(invitation))
         }
         goals.get("{id}/members") { _, context in
             Items(items: try await savings.members(context.userId, try context.resourceId()).map(SavingsMemberDTO.init))
@@ -113,7 +112,37 @@ public struct SavingsArea: Area {
             try await savings.removeMember(context.command(), try context.resourceId(), userId: try context.resourceId("user_id"))
             return Response(status: .noContent)
         }
+        goals.get("{id}/invitations") { _, context in
+            Items(items: try await savings.invitations(context.userId, try context.resourceId()).map(SavingsInvitationDTO.init))
+        }
+        goals.delete("{id}/invitations/{invitation_id}") { _, context in
+            try await savings.withdrawInvitation(context.command(), try context.resourceId(), invitationId: try context.resourceId("invitation_id"))
+            return Response(status: .noContent)
+        }
+        let invitations = group.group("invitations")
+        invitations.get { request, context in
+            let limit = try Cursor.limit(request)
+            let after = try Cursor.decode(SavingsInvitationCursor.self, request.uri.queryParameters.get("cursor").map { String($0) })
+            let received = try await savings.receivedInvitations(context.userId).filter { received in
+                guard let after else { return true }
+                return (Self.seconds(received.invitation.invitedAt), received.invitation.id.uuidString) > (after.invitedAt, after.id.uuidString)
+            }
+            let page = Array(received.prefix(limit))
+            let next = received.count > limit
+                ? page.last.flatMap { Cursor.encode(SavingsInvitationCursor(invitedAt: Self.seconds($0.invitation.invitedAt), id: $0.invitation.id)) } : nil
+            return Page(items: page.map(SavingsReceivedInvitationDTO.init), nextCursor: next)
+        }
+        invitations.post("{id}/accept") { _, context in
+            let view = try await savings.acceptInvitation(context.command(), try context.resourceId())
+            return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
+        }
+        invitations.post("{id}/decline") { _, context in
+            try await savings.declineInvitation(context.command(), try context.resourceId())
+            return Response(status: .noContent)
+        }
     }
 
     static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    /// Invitations' instants are whole seconds.
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 }

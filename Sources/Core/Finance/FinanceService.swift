@@ -195,7 +195,7 @@ public struct FinanceService: Sendable {
         async let earlierExpenses = months == 1 ? [] : finance.expenseByCategory(owner, from: month.adding(months: 1 - months), through: month.adding(months: -1))
         async let categories = finance.categories(owner)
         struct Key: Hashable { var currency: Currency, kind: MoneyFlow, category: UUID? }
-        var net: [Key: Int64] = [:]
+        var net: [Key: Int128] = [:]
         for total in try await kept {
             net[Key(currency: total.currency, kind: total.kind, category: total.categoryId), default: 0] += total.minorUnits
         }

@@ -5,7 +5,8 @@ import Foundation
 public struct SavingsOverview: Sendable {
     public var asOf: LocalDate
     public var goals: [SavingsGoalView]
-    /// Balance per currency, currencies in code order.
+    /// Balance per currency, currencies in code order. Every sum here is exact at any size
+    /// (128 bits: many goals' balances or overdue payments may pass `Int64.max`).
     public var balances: [Money]
     /// Every occurrence due in the as-of month, by due date.
     public var monthlyPaymentDetails: [(SavingsGoalView, SavingsOccurrence)]
@@ -19,8 +20,8 @@ public struct SavingsOverview: Sendable {
     public init(goals: [SavingsGoalView], asOf: LocalDate) {
         self.asOf = asOf
         self.goals = goals
-        func byCurrency(_ pairs: [(Currency, Int64)]) -> [Money] {
-            Dictionary(pairs) { $0.plus($1) }.map { Money(minorUnits: $0.value, currency: $0.key) }.sorted { $0.currency < $1.currency }
+        func byCurrency(_ pairs: [(Currency, Int128)]) -> [Money] {
+            Dictionary(pairs, uniquingKeysWith: +).map { Money(minorUnits: $0.value, currency: $0.key) }.sorted { $0.currency < $1.currency }
         }
         // Goals come in creation order (then id): their position breaks ties of a due date.
         let rank = Dictionary(goals.enumerated().map { ($0.element.goal.id, $0.offset) }) { first, _ in first }
@@ -35,7 +36,7 @@ public struct SavingsOverview: Sendable {
             view.progress.occurrences(from: month.firstDay, through: month.lastDay).map { (view, $0) }
         })
         overdues = ordered(goals.flatMap { view in view.progress.overdues.map { (view, $0) } })
-        overdueTotal = byCurrency(overdues.map { ($0.0.goal.currency, $0.1.remaining) })
+        overdueTotal = byCurrency(overdues.map { ($0.0.goal.currency, Int128($0.1.remaining)) })
         nextPayments = ordered(goals.compactMap { view in view.progress.nextPayment.map { (view, $0) } })
     }
 }

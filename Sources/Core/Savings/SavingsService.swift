@@ -5,9 +5,9 @@ import Logging
 import Projections
 
 /// Savings: load, decide (`SavingsGoalDecider`), append; and the reads behind `/api/v1/savings`.
-/// A goal's stream belongs to its owner; a member's change is appended there too, with the
-/// member as the event's actor. Who may do what is the decider's rule, checked on every call
-/// against the members as they are now.
+/// A goal's stream belongs to its owner; a member's or an invitee's change is appended there
+/// too, with them as the event's actor. Who may do what is the member rule in `Domain`
+/// (`SavingsGoal.authorize`), asked on every call, reads included, against the goal as it is now.
 public struct SavingsService: Sendable {
     let commands: CommandPath
     let savings: SavingsReadModel
@@ -34,13 +34,19 @@ public struct SavingsService: Sendable {
     }
 
     /// Runs the command on the goal's stream; answers with the goal as the decision left it
-    /// (nil when it was deleted, or when this was a replay and nothing was decided).
+    /// (nil when it was deleted, or when this was a replay and nothing was decided). `owner` is
+    /// the goal's owner when the caller found it another way (an invitee, by their invitation).
     @discardableResult
-    func execute(_ context: CommandContext, goal goalId: UUID, _ action: SavingsGoalCommand.Action) async throws -> SavingsGoal? {
+    func execute(_ context: CommandContext, goal goalId: UUID, owner known: UUID? = nil, _ action: SavingsGoalCommand.Action) async throws
+        -> SavingsGoal?
+    {
         let actor = context.userId
         var owner = actor
         let calendar: UserCalendar
         if case .create = action {
+            calendar = try await self.calendar(actor)
+        } else if let known {
+            owner = known
             calendar = try await self.calendar(actor)
         } else {
             // Anyone who is neither the owner nor a member learns nothing: 404.
@@ -105,17 +111,51 @@ public struct SavingsService: Sendable {
         try await execute(context, goal: goalId, .endPlan)
     }
 
-    /// Adds the user with this email. Unknown emails are 422 on `email`, said only to the owner:
-    /// anyone else is refused (403 or 404) before the address is looked up.
-    public func addMember(_ context: CommandContext, _ goalId: UUID, email: String) async throws -> [SavingsMemberView] {
-        guard let owner = try await savings.owner(of: goalId, for: context.userId) else { throw ResourceError.notFound }
-        guard owner == context.userId else { throw ResourceError.forbidden("Only the goal's owner may change its members.") }
-        let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard let userId = try await users.userId(email: normalized) else { throw ValidationFailure("email", "no account has this email") }
-        try await execute(context, goal: goalId, .addMember(userId: userId))
-        return try await savings.members(owner: owner, goalId)
+    /// Invites the account with this email (as typed). Whether the caller may invite comes
+    /// first (a member gets 403, anyone else 404), then what the address is: the lookup is part of
+    /// loading, and only the owner hears that no account has it (422 on `email`). Answers the
+    /// invitation, and whether this call created it (false: one was already pending).
+    public func invite(_ context: CommandContext, _ goalId: UUID, email: String) async throws -> (SavingsInvitationView, created: Bool) {
+        let typed = email.trimmingCharacters(in: .whitespacesAndNewlines)
+        let invitationId = context.newId("savings-invitation")
+        let invitee = try await users.userId(email: Email.normalize(typed))
+        var goal = try await execute(context, goal: goalId, .invite(id: invitationId, email: typed, invitee: invitee))
+        if goal == nil { goal = try await load(context.userId, goalId).0.goal }  // a replay: read what the first attempt stored
+        guard let invitation = goal?.invitations.last(where: { $0.invitee == invitee }) else { throw ResourceError.notFound }
+        return (SavingsInvitationView(invitation, at: clock.now()), invitation.id == invitationId)
     }
 
+    /// The goal's invitations not accepted (pending, declined, expired), for its owner only: the
+    /// address each was sent to and its status, never who the invitee is.
+    public func invitations(_ userId: UUID, _ goalId: UUID) async throws -> [SavingsInvitationView] {
+        let goal = try await load(userId, goalId, for: .manage).0.goal
+        let now = clock.now()
+        return goal.invitations.map { SavingsInvitationView($0, at: now) }.filter { $0.status != .accepted }
+    }
+
+    public func withdrawInvitation(_ context: CommandContext, _ goalId: UUID, invitationId: UUID) async throws {
+        try await execute(context, goal: goalId, .withdrawInvitation(id: invitationId))
+    }
+
+    /// The invitations addressed to the caller that are still pending, oldest first.
+    public func receivedInvitations(_ userId: UUID) async throws -> [SavingsReceivedInvitation] {
+        let now = clock.now()
+        return try await savings.received(by: userId).filter { $0.invitation.status(at: now) == .pending }
+    }
+
+    /// Accepts an invitation addressed to the caller and answers the goal they now share.
+    public func acceptInvitation(_ context: CommandContext, _ invitationId: UUID) async throws -> SavingsGoalView {
+        guard let (owner, goalId) = try await savings.invitation(invitationId, for: context.userId) else { throw ResourceError.notFound }
+        try await execute(context, goal: goalId, owner: owner, .acceptInvitation(id: invitationId))
+        return try await goal(context.userId, goalId, asOf: nil)
+    }
+
+    public func declineInvitation(_ context: CommandContext, _ invitationId: UUID) async throws {
+        guard let (owner, goalId) = try await savings.invitation(invitationId, for: context.userId) else { throw ResourceError.notFound }
+        try await execute(context, goal: goalId, owner: owner, .declineInvitation(id: invitationId))
+    }
+
+    /// The owner removes a member, or a member leaves (their own id).
     public func removeMember(_ context: CommandContext, _ goalId: UUID, userId: UUID) async throws {
         try await execute(context, goal: goalId, .removeMember(userId: userId))
     }
@@ -136,10 +176,12 @@ public struct SavingsService: Sendable {
 
     // MARK: Queries
 
-    func load(_ userId: UUID, _ goalId: UUID) async throws -> (SavingsGoalAccess, owner: UUID) {
+    /// The goal, when the member rule lets `userId` do `act` with it (404 or 403 otherwise).
+    func load(_ userId: UUID, _ goalId: UUID, for act: SavingsGoal.Act = .read) async throws -> (SavingsGoalAccess, owner: UUID) {
         guard let owner = try await savings.owner(of: goalId, for: userId),
               let (goal, createdAt) = try await savings.goal(owner: owner, goalId) else { throw ResourceError.notFound }
-        return (SavingsGoalAccess(goal: goal, role: owner == userId ? .owner : .member, createdAt: createdAt), owner)
+        let role = try goal.authorize(userId, to: act)
+        return (SavingsGoalAccess(goal: goal, role: role, createdAt: createdAt), owner)
     }
 
     public func goal(_ userId: UUID, _ goalId: UUID, asOf date: LocalDate?) async throws -> SavingsGoalView {

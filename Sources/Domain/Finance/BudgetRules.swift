@@ -9,7 +9,7 @@ public enum BudgetRules {
 
     /// The step a `PUT …/budget` asks for, checked: an expense category, an amount in the
     /// currency named, a month.
-    static func step(_ request: BudgetRequest, for category: CategoryBook.Category) throws -> (from: LocalMonth, amount: Money) {
+    static func step(_ request: BudgetRequest, for category: CategoryBook.Category) throws -> (from: LocalMonth, minorUnits: Int64, currency: Currency) {
         guard category.kind == .expense else { throw ValidationFailure("category", "budgets are for expense categories") }
         guard !category.archived else { throw ResourceError.conflict("The category is archived.") }
         var errors: [FieldError] = []
@@ -17,33 +17,33 @@ public enum BudgetRules {
         if month == nil { errors.append(FieldError("from_month", request.fromMonth == nil ? "is required" : "must be a month as YYYY-MM")) }
         let currency = request.currency.flatMap(Currency.init)
         if currency == nil { errors.append(FieldError("currency", request.currency == nil ? "is required" : "must be an ISO 4217 code such as EUR")) }
-        var amount: Money?
+        var amount: Int64?
         if let currency {
             if let raw = request.amount {
-                do { amount = try Money.parse(raw, currency: currency) } catch { errors += error.errors }
+                do { amount = try Money.parseMinorUnits(raw, currency: currency) } catch { errors += error.errors }
             } else {
                 errors.append(FieldError("amount", "is required"))
             }
         }
         try ValidationFailure.check(errors)
-        guard let month, let amount else { throw ValidationFailure(errors) }
-        return (month, amount)
+        guard let month, let amount, let currency else { throw ValidationFailure(errors) }
+        return (month, amount, currency)
     }
 
     /// `under` below 80 % used, `near` from 80 % up to 100 %, `over` above 100 %; exact, on
     /// minor units.
-    public static func status(spent: Int64, budget: Int64) -> Status {
+    public static func status(spent: Int128, budget: Int128) -> Status {
         if spent > budget { return .over }
-        if Int128(spent) * 100 >= Int128(budget) * Int128(nearPercent) { return .near }
+        if spent * 100 >= budget * Int128(nearPercent) { return .near }
         return .under
     }
 }
 
 extension BudgetRules {
-    /// The budgets of several months added up, one sum per currency.
+    /// The budgets of several months added up, one exact sum per currency.
     public static func total(of budgets: [Money]) -> [Money] {
         Dictionary(grouping: budgets, by: \.currency)
-            .map { Money(minorUnits: $0.value.map(\.minorUnits).total, currency: $0.key) }
+            .map { Money(minorUnits: $0.value.map(\.minorUnits).exactSum, currency: $0.key) }
             .sorted { $0.currency < $1.currency }
     }
 }

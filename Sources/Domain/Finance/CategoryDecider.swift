@@ -42,8 +42,8 @@ public enum CategoryDecider: Decider {
         case .setBudget(let id, let request):
             let category = try book.category(id)
             let step = try BudgetRules.step(request, for: category)
-            if let existing = category.budgets[step.from], existing == step.amount { return [] }
-            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: step.from, amountMinor: step.amount.minorUnits, currency: step.amount.currency)]
+            if let existing = category.budgets[step.from], existing == Money(minorUnits: step.minorUnits, currency: step.currency) { return [] }
+            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: step.from, amountMinor: step.minorUnits, currency: step.currency)]
         case .endBudget(let id, let rawMonth):
             let category = try book.category(id)
             var month = now.today.localMonth

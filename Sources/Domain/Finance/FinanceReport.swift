@@ -1,15 +1,16 @@
 import Foundation
 
 /// A sum of transactions of one currency and kind: per category (nil = uncategorized) and, for
-/// series, per month. What the read model adds up; what the reports are built from.
+/// series, per month. What the read model adds up (exactly, as `numeric`); what the reports are
+/// built from. A sum may pass `Int64.max`: it has 128 bits, like `Money`.
 public struct FlowTotal: Sendable, Equatable {
     public var currency: Currency
     public var kind: MoneyFlow
     public var categoryId: UUID?
     public var month: LocalMonth?
-    public var minorUnits: Int64
+    public var minorUnits: Int128
 
-    public init(currency: Currency, kind: MoneyFlow, categoryId: UUID?, month: LocalMonth? = nil, minorUnits: Int64) {
+    public init(currency: Currency, kind: MoneyFlow, categoryId: UUID?, month: LocalMonth? = nil, minorUnits: Int128) {
         self.currency = currency
         self.kind = kind
         self.categoryId = categoryId
@@ -73,14 +74,14 @@ public struct FinanceSummary: Sendable, Equatable {
         let currencies = Set(totals.map(\.currency)).sorted()
         return FinanceSummary(from: from, to: to, currencies: currencies.map { currency in
             let mine = totals.filter { $0.currency == currency }
-            func sum(_ kind: MoneyFlow, category: UUID?? = nil) -> Int64 {
-                mine.filter { $0.kind == kind && (category == nil || $0.categoryId == category ?? nil) }.map(\.minorUnits).total
+            func sum(_ kind: MoneyFlow, category: UUID?? = nil) -> Int128 {
+                mine.filter { $0.kind == kind && (category == nil || $0.categoryId == category ?? nil) }.map(\.minorUnits).exactSum
             }
             let income = sum(.income), expense = sum(.expense)
             let byCategory = Dictionary(grouping: mine.filter { $0.categoryId != nil }) { $0.categoryId ?? UUID() }
                 .compactMap { id, rows -> CategoryShare? in
                     guard let label = labels[id] else { return nil }
-                    let total = rows.map(\.minorUnits).total
+                    let total = rows.map(\.minorUnits).exactSum
                     return CategoryShare(category: label, total: Money(minorUnits: total, currency: currency),
                                          share: Percent.of(total, label.kind == .income ? income : expense))
                 }
@@ -89,13 +90,13 @@ public struct FinanceSummary: Sendable, Equatable {
                 let spent = sum(.expense, category: .some(budget.categoryId))
                 return BudgetUse(
                     categoryId: budget.categoryId, amount: budget.amount, spent: Money(minorUnits: spent, currency: currency),
-                    remaining: Money(minorUnits: budget.amount.minorUnits.minus(spent), currency: currency),
+                    remaining: Money(minorUnits: budget.amount.minorUnits - spent, currency: currency),
                     usedPercent: Percent.of(spent, budget.amount.minorUnits),
                     status: BudgetRules.status(spent: spent, budget: budget.amount.minorUnits))
             }
             return PerCurrency(
                 currency: currency, income: Money(minorUnits: income, currency: currency), expense: Money(minorUnits: expense, currency: currency),
-                net: Money(minorUnits: income.minus(expense), currency: currency), byCategory: byCategory,
+                net: Money(minorUnits: income - expense, currency: currency), byCategory: byCategory,
                 uncategorizedIncome: Money(minorUnits: sum(.income, category: .some(nil)), currency: currency),
                 uncategorizedExpense: Money(minorUnits: sum(.expense, category: .some(nil)), currency: currency), budgets: uses)
         })
@@ -147,19 +148,19 @@ public struct FinanceAnalytics: Sendable, Equatable {
         let inWindow = totals.filter { ($0.month ?? first) >= first }
         let before = totals.filter { ($0.month ?? first) < first }
         // Days elapsed: the current month counts only up to the logical today.
-        let days = Int64(first.firstDay.days(until: today) + 1)
+        let days = Int128(first.firstDay.days(until: today) + 1)
         let currencies = Set(totals.map(\.currency)).sorted()
         return FinanceAnalytics(from: first.firstDay, to: today, currencies: currencies.map { currency in
-            func sum(_ rows: [FlowTotal], _ kind: MoneyFlow) -> Int64 {
-                rows.filter { $0.currency == currency && $0.kind == kind }.map(\.minorUnits).total
+            func sum(_ rows: [FlowTotal], _ kind: MoneyFlow) -> Int128 {
+                rows.filter { $0.currency == currency && $0.kind == kind }.map(\.minorUnits).exactSum
             }
             // One pass: a month's figures are looked up, not filtered out of every row again.
-            var monthly: [LocalMonth: [MoneyFlow: Int64]] = [:]
-            for row in inWindow where row.currency == currency { monthly[row.month ?? first, default: [:]][row.kind, default: 0] = (monthly[row.month ?? first]?[row.kind] ?? 0).plus(row.minorUnits) }
-            let money = { (minor: Int64) in Money(minorUnits: minor, currency: currency) }
+            var monthly: [LocalMonth: [MoneyFlow: Int128]] = [:]
+            for row in inWindow where row.currency == currency { monthly[row.month ?? first, default: [:]][row.kind, default: 0] += row.minorUnits }
+            let money = { (minor: Int128) in Money(minorUnits: minor, currency: currency) }
             let series = window.map { month in
                 let income = monthly[month]?[.income] ?? 0, expense = monthly[month]?[.expense] ?? 0
-                return MonthFlow(month: month, income: money(income), expense: money(expense), net: money(income.minus(expense)))
+                return MonthFlow(month: month, income: money(income), expense: money(expense), net: money(income - expense))
             }
             let expense = sum(inWindow, .expense), income = sum(inWindow, .income)
             let previousExpense = sum(before, .expense), previousIncome = sum(before, .income)
@@ -168,7 +169,7 @@ public struct FinanceAnalytics: Sendable, Equatable {
             }
             .compactMap { id, rows -> CategoryShare? in
                 guard let label = labels[id] else { return nil }
-                let total = rows.map(\.minorUnits).total
+                let total = rows.map(\.minorUnits).exactSum
                 return CategoryShare(category: label, total: money(total), share: Percent.of(total, expense))
             }
             .sorted { (-$0.total.minorUnits, $0.category.name) < (-$1.total.minorUnits, $1.category.name) }
@@ -176,19 +177,19 @@ public struct FinanceAnalytics: Sendable, Equatable {
                 currency: currency, months: series, topCategories: Array(top.prefix(topCategoryCount)),
                 averageDailyExpense: money(Rounding.halfEven(expense, dividedBy: max(days, 1))),
                 change: Change(
-                    expense: money(expense.minus(previousExpense)), expensePercent: Percent.of(expense.minus(previousExpense), previousExpense),
-                    income: money(income.minus(previousIncome)), incomePercent: Percent.of(income.minus(previousIncome), previousIncome)))
+                    expense: money(expense - previousExpense), expensePercent: Percent.of(expense - previousExpense, previousExpense),
+                    income: money(income - previousIncome), incomePercent: Percent.of(income - previousIncome, previousIncome)))
         })
     }
 }
 
 public enum Rounding {
     /// `value / divisor` rounded half to even, for a positive divisor.
-    public static func halfEven(_ value: Int64, dividedBy divisor: Int64) -> Int64 {
+    public static func halfEven(_ value: Int128, dividedBy divisor: Int128) -> Int128 {
         let quotient = value / divisor, remainder = value % divisor
         let twice = remainder.magnitude * 2
         guard twice >= divisor.magnitude else { return quotient }
-        let away: Int64 = value < 0 ? -1 : 1
+        let away: Int128 = value < 0 ? -1 : 1
         if twice > divisor.magnitude || quotient % 2 != 0 { return quotient + away }
         return quotient
     }

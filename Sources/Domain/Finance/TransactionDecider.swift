@@ -49,9 +49,9 @@ public enum TransactionDecider: Decider {
             currency = Currency(rawCurrency)
             if currency == nil { errors.append(FieldError("currency", "must be an ISO 4217 code such as EUR")) }
         }
-        var money: Money?
+        var minorUnits: Int64?
         if let currency {
-            do { money = try Money.parse(amount, currency: currency) } catch { errors += error.errors }
+            do { minorUnits = try Money.parseMinorUnits(amount, currency: currency) } catch { errors += error.errors }
         }
         var date = fallbackDate
         if let rawDate {
@@ -72,9 +72,9 @@ public enum TransactionDecider: Decider {
         }
         if let note, note.count > 1_000 || note.contains("\0") { errors.append(FieldError("note", "must be at most 1000 characters, without NUL")) }
         try ValidationFailure.check(errors)
-        guard let money else { throw ValidationFailure(errors) }
+        guard let minorUnits, let currency else { throw ValidationFailure(errors) }
         return TransactionEvent.Recorded(
-            transactionId: id, kind: kind, amountMinor: money.minorUnits, currency: money.currency, categoryId: categoryId, date: date, note: note)
+            transactionId: id, kind: kind, amountMinor: minorUnits, currency: currency, categoryId: categoryId, date: date, note: note)
     }
 
     public static func evolve(_ state: TransactionState, _ event: any DomainEvent) -> TransactionState {

@@ -28,8 +28,8 @@ public struct SavingsAllocation: Sendable, Equatable {
     public var paid: [LocalDate: Int64]
     /// What each deposit paid, by due date.
     public var byDeposit: [UUID: [LocalDate: Int64]]
-    /// The part of the deposits that paid no occurrence.
-    public var plain: Int64
+    /// The part of the deposits that paid no occurrence (a sum of amounts: 128 bits).
+    public var plain: Int128
 
     public func paid(_ due: LocalDate) -> Int64 { paid[due] ?? 0 }
 
@@ -75,7 +75,7 @@ public struct SavingsAllocation: Sendable, Equatable {
                 position += 1
             }
             while reach(oldestUnpaid), paid[known[oldestUnpaid].dueDate] ?? 0 >= known[oldestUnpaid].amount { oldestUnpaid += 1 }
-            plain += left
+            plain += Int128(left)
             if !paidHere.isEmpty { byDeposit[deposit.id] = paidHere }
         }
     }

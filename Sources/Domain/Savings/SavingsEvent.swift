@@ -48,12 +48,53 @@ public enum SavingsEvent {
         public var after: LocalDate
     }
 
+    /// A member added directly, before invitations (kept readable: members added under that
+    /// rule stay members; no command decides it any more).
     public struct MemberAdded: DomainEvent, Equatable {
         public static let type = "savings.member_added"
         public var goalId: UUID
         public var userId: UUID
     }
 
+    /// The owner invited the account with the email they typed. It joins only by accepting,
+    /// before `expiresAt`; a later invitation of the same account replaces this one.
+    public struct MemberInvited: DomainEvent, Equatable {
+        public static let type = "savings.member_invited"
+        public var goalId: UUID
+        public var invitationId: UUID
+        /// The invited account.
+        public var userId: UUID
+        /// The address as the owner typed it: all they see of the invitee until it is accepted.
+        public var email: String
+        public var invitedAt: Date
+        public var expiresAt: Date
+    }
+
+    /// The invitee accepted: from now on a member.
+    public struct InvitationAccepted: DomainEvent, Equatable {
+        public static let type = "savings.invitation_accepted"
+        public var goalId: UUID
+        public var invitationId: UUID
+        public var userId: UUID
+        public var at: Date
+    }
+
+    public struct InvitationDeclined: DomainEvent, Equatable {
+        public static let type = "savings.invitation_declined"
+        public var goalId: UUID
+        public var invitationId: UUID
+        public var userId: UUID
+        public var at: Date
+    }
+
+    /// The owner took the invitation back (pending, declined or expired).
+    public struct InvitationWithdrawn: DomainEvent, Equatable {
+        public static let type = "savings.invitation_withdrawn"
+        public var goalId: UUID
+        public var invitationId: UUID
+    }
+
+    /// The owner removed a member, or the member left.
     public struct MemberRemoved: DomainEvent, Equatable {
         public static let type = "savings.member_removed"
         public var goalId: UUID
@@ -81,7 +122,7 @@ public enum SavingsEvent {
     }
 
     public static let types = [
-        GoalCreated.type, GoalChanged.type, GoalDeleted.type, PlanSet.type, PlanEnded.type, MemberAdded.type, MemberRemoved.type,
-        MovementAdded.type, MovementDeleted.type,
+        GoalCreated.type, GoalChanged.type, GoalDeleted.type, PlanSet.type, PlanEnded.type, MemberAdded.type, MemberInvited.type,
+        InvitationAccepted.type, InvitationDeclined.type, InvitationWithdrawn.type, MemberRemoved.type, MovementAdded.type, MovementDeleted.type,
     ]
 }

@@ -83,9 +83,10 @@ public struct SavingsMovementDraft: Sendable, Decodable {
     }
 }
 
-/// What a user can ask of a goal. `actor` is who asks: the owner, a member, or anyone else (who
-/// learns nothing: 404). Ids of what a command creates come from the caller, so a retried
-/// request (same Idempotency-Key) creates the same ids.
+/// What a user can ask of a goal. `actor` is who asks: the owner, a member, an invitee (who may
+/// only answer their invitation), or anyone else (who learns nothing: 404). Ids of what a
+/// command creates come from the caller, so a retried request (same Idempotency-Key) creates
+/// the same ids.
 public struct SavingsGoalCommand: Sendable {
     public enum Action: Sendable {
         case create(id: UUID, SavingsGoalDraft)
@@ -93,7 +94,12 @@ public struct SavingsGoalCommand: Sendable {
         case delete
         case setPlan(SavingsPlanDraft)
         case endPlan
-        case addMember(userId: UUID)
+        /// Invite the account with `email` (as typed); `invitee` is that account, nil when no
+        /// account has the address (looked up while loading; the rules decide who hears it).
+        case invite(id: UUID, email: String, invitee: UUID?)
+        case withdrawInvitation(id: UUID)
+        case acceptInvitation(id: UUID)
+        case declineInvitation(id: UUID)
         case removeMember(userId: UUID)
         case addMovement(id: UUID, SavingsMovementDraft)
         case deleteMovement(id: UUID)

@@ -1,60 +1,130 @@
 import Foundation
 
 /// Every rule about changing a savings goal. The state is nil until the goal is created (and
-/// again once it is deleted). Anyone who is neither the owner nor a member gets `notFound`;
-/// a member may add movements and delete their own, and gets `forbidden` for the rest.
+/// again once it is deleted). Who may do what is the member rule (`SavingsGoal.authorize`),
+/// asked before anything else is said about the goal: anyone who is neither the owner nor a
+/// member gets `notFound`; a member may add movements, delete their own and leave, and gets
+/// `forbidden` for the rest. An invitee may only answer their invitation.
 public enum SavingsGoalDecider: Decider {
     public static let initial: SavingsGoal? = nil
     /// Dates and months outside these bounds are refused: the plan is walked month by month.
     static let firstDate = SavingsSchedule.firstMonth.firstDay
     static let lastDate = SavingsSchedule.lastMonth.lastDay
+    /// Members and pending invitations together.
     public static let maxMembers = 50
 
     public static func decide(_ state: SavingsGoal?, _ command: SavingsGoalCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+        let actor = command.actor
         if case .create(let id, let draft) = command.action {
             guard state == nil else { throw ResourceError.conflict("A goal with this id already exists.") }
-            return [try created(id, owner: command.actor, draft)]
+            return [try created(id, owner: actor, draft)]
         }
-        guard let goal = state, let role = goal.role(of: command.actor) else { throw ResourceError.notFound }
+        guard let goal = state else { throw ResourceError.notFound }
         switch command.action {
         case .create:
             return []
+        case .acceptInvitation(let id):
+            return try accepted(goal, id, by: actor, at: now.instant)
+        case .declineInvitation(let id):
+            return try declined(goal, id, by: actor, at: now.instant)
         case .addMovement(let id, let draft):
-            return [try movement(id, draft, goal: goal, actor: command.actor, today: now.today)]
+            try goal.authorize(actor, to: .addMovement)
+            return [try movement(id, draft, goal: goal, actor: actor, today: now.today)]
         case .deleteMovement(let id):
+            try goal.authorize(actor, to: .read)
             guard let movement = goal.movements.first(where: { $0.id == id }) else { throw ResourceError.notFound }
-            if role == .member, movement.actorId != command.actor {
-                throw ResourceError.forbidden("Members may delete only the transactions they entered.")
-            }
+            try goal.authorize(actor, to: .deleteMovement(enteredBy: movement.actorId))
             guard SavingsGoal.neverNegative(goal.movements.filter { $0.id != id }) else {
                 throw ResourceError.conflict("Deleting this deposit would leave a later withdrawal larger than the balance.")
             }
             return [SavingsEvent.MovementDeleted(goalId: goal.id, movementId: id)]
-        default:
-            break
-        }
-        guard role == .owner else { throw ResourceError.forbidden("Only the goal's owner may change it, its plan or its members.") }
-        switch command.action {
+        case .removeMember(let userId):
+            try goal.authorize(actor, to: .removeMember(userId))
+            guard goal.members.contains(userId) else { throw ResourceError.notFound }
+            return [SavingsEvent.MemberRemoved(goalId: goal.id, userId: userId)]
         case .change(let change):
+            try goal.authorize(actor, to: .manage)
             return try changed(goal, change).map { [$0] } ?? []
         case .delete:
+            try goal.authorize(actor, to: .manage)
             return [SavingsEvent.GoalDeleted(goalId: goal.id)]
         case .setPlan(let draft):
+            try goal.authorize(actor, to: .manage)
             let plan = try parse(draft, currency: goal.currency)
             return goal.plan.current == plan ? [] : [SavingsEvent.PlanSet(goalId: goal.id, plan: plan)]
         case .endPlan:
+            try goal.authorize(actor, to: .manage)
             return goal.plan.current == nil ? [] : [SavingsEvent.PlanEnded(goalId: goal.id, after: now.today)]
-        case .addMember(let userId):
-            if userId == goal.ownerId { throw ValidationFailure("email", "is the goal's owner") }
-            if goal.members.contains(userId) { return [] }
-            if goal.members.count >= maxMembers { throw ValidationFailure("email", "a goal has at most \(maxMembers) members") }
-            return [SavingsEvent.MemberAdded(goalId: goal.id, userId: userId)]
-        case .removeMember(let userId):
-            guard goal.members.contains(userId) else { throw ResourceError.notFound }
-            return [SavingsEvent.MemberRemoved(goalId: goal.id, userId: userId)]
-        case .create, .addMovement, .deleteMovement:
-            return []
+        case .invite(let id, let email, let invitee):
+            try goal.authorize(actor, to: .manage)
+            return try invited(goal, id, email: email, invitee: invitee, at: now.instant)
+        case .withdrawInvitation(let id):
+            try goal.authorize(actor, to: .manage)
+            guard let invitation = goal.invitations.first(where: { $0.id == id }) else { throw ResourceError.notFound }
+            if invitation.status(at: now.instant) == .accepted {
+                throw ResourceError.conflict("This invitation was accepted: remove the member instead.")
+            }
+            return [SavingsEvent.InvitationWithdrawn(goalId: goal.id, invitationId: id)]
         }
+    }
+
+    // MARK: Invitations
+
+    /// The owner's invitation (the member rule has already said the caller is the owner). An
+    /// invitation still pending for the account decides nothing (it stands); one declined or
+    /// expired is replaced by the new one.
+    static func invited(_ goal: SavingsGoal, _ id: UUID, email: String, invitee: UUID?, at now: Date) throws -> [any DomainEvent] {
+        guard Email.isPlausible(Email.normalize(email)) else { throw ValidationFailure("email", "must be an email address") }
+        guard let invitee else { throw ValidationFailure("email", "no account has this email") }
+        if invitee == goal.ownerId { throw ValidationFailure("email", "is the goal's owner") }
+        if goal.members.contains(invitee) { throw ResourceError.conflict("The account with this email is already a member of the goal.") }
+        let pending = goal.pendingInvitations(at: now)
+        if pending.contains(where: { $0.invitee == invitee }) { return [] }
+        guard goal.members.count + pending.count < maxMembers else {
+            throw ValidationFailure("email", "a goal has at most \(maxMembers) members and pending invitations")
+        }
+        guard !goal.invitations.contains(where: { $0.id == id }) else { throw ResourceError.conflict("An invitation with this id already exists.") }
+        let window = SavingsInvitation.window(from: now)
+        return [SavingsEvent.MemberInvited(goalId: goal.id, invitationId: id, userId: invitee, email: email,
+                                           invitedAt: window.invitedAt, expiresAt: window.expiresAt)]
+    }
+
+    /// The invitation `id` addressed to `actor`; to anyone else it does not exist.
+    static func invitation(_ goal: SavingsGoal, _ id: UUID, for actor: UUID) throws(ResourceError) -> SavingsInvitation {
+        guard let invitation = goal.invitations.first(where: { $0.id == id }), invitation.invitee == actor else { throw .notFound }
+        return invitation
+    }
+
+    static func accepted(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [any DomainEvent] {
+        let invitation = try invitation(goal, id, for: actor)
+        switch invitation.status(at: now) {
+        case .pending:
+            return [SavingsEvent.InvitationAccepted(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now))]
+        case .accepted:
+            return []
+        case .declined:
+            throw ResourceError.conflict("You declined this invitation; the goal's owner may invite you again.")
+        case .expired:
+            throw ResourceError.conflict("This invitation expired at \(Self.instant(invitation.expiresAt)); the goal's owner may invite you again.")
+        }
+    }
+
+    static func declined(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [any DomainEvent] {
+        let invitation = try invitation(goal, id, for: actor)
+        switch invitation.status(at: now) {
+        case .pending:
+            return [SavingsEvent.InvitationDeclined(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now))]
+        case .declined, .expired:
+            return []  // nothing to decline any more: it can no longer be accepted
+        case .accepted:
+            throw ResourceError.conflict("You accepted this invitation; to leave the goal, remove yourself from its members.")
+        }
+    }
+
+    static func instant(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
     }
 
     // MARK: Parsing
@@ -70,7 +140,7 @@ public enum SavingsGoalDecider: Decider {
         guard let currency = Currency(code) else {
             throw ValidationFailure(errors + [FieldError("currency", "must be an ISO 4217 code such as EUR")])
         }
-        let target = try collect(&errors) { try draft.targetAmount.map { try Money.parse($0, currency: currency, field: "target_amount").minorUnits } }
+        let target = try collect(&errors) { try draft.targetAmount.map { try Money.parseMinorUnits($0, currency: currency, field: "target_amount") } }
         let date = try collect(&errors) { try draft.targetDate.map { try parseDate($0, field: "target_date") } }
         try ValidationFailure.check(errors)
         return SavingsEvent.GoalCreated(goalId: id, ownerId: owner, name: name ?? "", emoji: draft.emoji, currency: currency,
@@ -83,7 +153,7 @@ public enum SavingsGoalDecider: Decider {
         let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let name { TextRules.labelError(name, field: "name", maxLength: 100).map { errors.append($0) } }
         TextRules.optionalLabelError(change.emoji.newValue, field: "emoji", maxLength: 16).map { errors.append($0) }
-        let target = try collect(&errors) { try change.targetAmount.newValue.map { try Money.parse($0, currency: goal.currency, field: "target_amount").minorUnits } }
+        let target = try collect(&errors) { try change.targetAmount.newValue.map { try Money.parseMinorUnits($0, currency: goal.currency, field: "target_amount") } }
         let date = try collect(&errors) { try change.targetDate.newValue.map { try parseDate($0, field: "target_date") } }
         try ValidationFailure.check(errors)
         let event = SavingsEvent.GoalChanged(
@@ -99,7 +169,7 @@ public enum SavingsGoalDecider: Decider {
         var errors: [FieldError] = []
         let amount = try collect(&errors) { () throws(ValidationFailure) -> Int64 in
             guard let text = draft.amount else { throw ValidationFailure("amount", "is required") }
-            return try Money.parse(text, currency: currency).minorUnits
+            return try Money.parseMinorUnits(text, currency: currency)
         }
         if draft.anchorDay == nil { errors.append(FieldError("anchor_day", "is required")) }
         if case .day(let day)? = draft.anchorDay, !(1...31).contains(day) {
@@ -127,7 +197,7 @@ public enum SavingsGoalDecider: Decider {
         }
         let amount = try collect(&errors) { () throws(ValidationFailure) -> Int64 in
             guard let text = draft.amount else { throw ValidationFailure("amount", "is required") }
-            return try Money.parse(text, currency: goal.currency).minorUnits
+            return try Money.parseMinorUnits(text, currency: goal.currency)
         }
         let date = try collect(&errors) { () throws(ValidationFailure) -> LocalDate in
             guard let text = draft.date else { throw ValidationFailure("date", "is required") }
@@ -147,9 +217,6 @@ public enum SavingsGoalDecider: Decider {
         }
         try ValidationFailure.check(errors)
         guard let kind, let amount, let date else { throw ValidationFailure(errors) }
-        if kind == .deposit, goal.totalDeposits.plus(amount) > SavingsGoal.maximumDeposits {
-            throw ValidationFailure("amount", "would take this goal's deposits past \(Money(minorUnits: SavingsGoal.maximumDeposits, currency: goal.currency))")
-        }
         if kind == .withdrawal {
             let after = goal.movements + [SavingsGoal.Movement(id: id, kind: kind, amount: amount, date: date, occurrence: nil, note: nil,
                                                                actorId: actor, order: .max)]
@@ -205,8 +272,20 @@ public enum SavingsGoalDecider: Decider {
             goal.plan.changes.append(.ended(after: ended.after))
         case let added as SavingsEvent.MemberAdded:
             goal.members.insert(added.userId)
+        case let invited as SavingsEvent.MemberInvited:
+            goal.invitations.removeAll { $0.invitee == invited.userId }
+            goal.invitations.append(SavingsInvitation(id: invited.invitationId, invitee: invited.userId, email: invited.email,
+                                                      invitedAt: invited.invitedAt, expiresAt: invited.expiresAt))
+        case let accepted as SavingsEvent.InvitationAccepted:
+            goal.answer(accepted.invitationId, .accepted, at: accepted.at)
+            goal.members.insert(accepted.userId)
+        case let declined as SavingsEvent.InvitationDeclined:
+            goal.answer(declined.invitationId, .declined, at: declined.at)
+        case let withdrawn as SavingsEvent.InvitationWithdrawn:
+            goal.invitations.removeAll { $0.id == withdrawn.invitationId }
         case let removed as SavingsEvent.MemberRemoved:
             goal.members.remove(removed.userId)
+            goal.invitations.removeAll { $0.invitee == removed.userId && $0.answer == .accepted }
         case let m as SavingsEvent.MovementAdded:
             goal.movements.append(.init(id: m.movementId, kind: m.kind, amount: m.amount, date: m.date, occurrence: m.occurrence, note: m.note,
                                         actorId: m.actorId, order: goal.version))
@@ -216,5 +295,13 @@ public enum SavingsGoalDecider: Decider {
             break
         }
         return goal
+    }
+}
+
+extension SavingsGoal {
+    mutating func answer(_ invitationId: UUID, _ answer: SavingsInvitation.Answer, at: Date) {
+        guard let index = invitations.firstIndex(where: { $0.id == invitationId }) else { return }
+        invitations[index].answer = answer
+        invitations[index].answeredAt = at
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// movements dated after the as-of date are ignored.
 public struct SavingsProgress: Sendable {
     public var asOf: LocalDate
-    public var balance: Int64
+    public var balance: Int128
     public var allocation: SavingsAllocation
     /// Every occurrence not fully paid and due before the as-of date, oldest first.
     public var overdues: [SavingsOccurrence]
@@ -14,7 +14,7 @@ public struct SavingsProgress: Sendable {
     /// Share of the target reached, one decimal, half-even; nil without a target.
     public var progressPercent: String?
     /// What is left to reach the target per month left; see `monthlyNeeded(left:today:targetDate:)`.
-    public var monthlyNeeded: Int64?
+    public var monthlyNeeded: Int128?
     public var targetPassed: Bool
 
     let goal: SavingsGoal
@@ -40,7 +40,7 @@ public struct SavingsProgress: Sendable {
         progressPercent = goal.targetAmount.flatMap { Percent.of(balance, $0) }
         targetPassed = goal.targetDate.map { asOf > $0 } ?? false
         monthlyNeeded = goal.targetAmount.flatMap { target in
-            goal.targetDate.map { Self.monthlyNeeded(left: target - balance, today: asOf, targetDate: $0) }
+            goal.targetDate.map { Self.monthlyNeeded(left: Int128(target) - balance, today: asOf, targetDate: $0) }
         }
     }
 
@@ -56,11 +56,11 @@ public struct SavingsProgress: Sendable {
     /// every month reaches the target. Months left count whole months from today, a part of a
     /// month counting as one (Mar 15 → Jun 15 is 3, → Jun 30 is 4), and at least 1 up to the
     /// target date itself. Zero once reached; after the target date, everything still missing.
-    public static func monthlyNeeded(left: Int64, today: LocalDate, targetDate: LocalDate) -> Int64 {
+    public static func monthlyNeeded(left: Int128, today: LocalDate, targetDate: LocalDate) -> Int128 {
         guard left > 0 else { return 0 }
         guard today <= targetDate else { return left }
-        let months = monthsLeft(from: today, to: targetDate)
-        return (left + Int64(months) - 1) / Int64(months)
+        let months = Int128(monthsLeft(from: today, to: targetDate))
+        return (left + months - 1) / months
     }
 
     /// Whole months from `today` to `target`, a part of a month counting as one; at least 1.

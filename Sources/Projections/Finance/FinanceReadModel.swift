@@ -125,9 +125,11 @@ public struct FinanceReadModel: Sendable {
     }
 
     /// Totals per currency, kind and category of the transactions dated `from`…`to`.
+    /// Every sum is PostgreSQL's `numeric` (exact at any size), sent as text: never cast to
+    /// `bigint`, whose 9.2·10^18 a month of large amounts can pass.
     public func totals(_ owner: UUID, from: LocalDate, to: LocalDate) async throws -> [FlowTotal] {
         try await flowTotals(client.rows("""
-            SELECT currency, kind, category_id, NULL::text, sum(amount)::bigint FROM rm_fin_transactions
+            SELECT currency, kind, category_id, NULL::text, sum(amount)::text FROM rm_fin_transactions
             WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
             GROUP BY currency, kind, category_id
             """, logger: logger))
@@ -137,7 +139,7 @@ public struct FinanceReadModel: Sendable {
     /// totals: a few rows per month however many transactions there are.
     public func monthTotals(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
         try await flowTotals(client.rows("""
-            SELECT currency, kind, NULLIF(category_id, \(Self.noCategory)), to_char(month, 'YYYY-MM'), total FROM rm_fin_month_totals
+            SELECT currency, kind, NULLIF(category_id, \(Self.noCategory)), to_char(month, 'YYYY-MM'), total::text FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
             """, logger: logger))
     }
@@ -146,7 +148,7 @@ public struct FinanceReadModel: Sendable {
     /// series needs, a handful of rows per month.
     public func monthSeries(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
         try await flowTotals(client.rows("""
-            SELECT currency, kind, NULL::uuid, to_char(month, 'YYYY-MM'), sum(total)::bigint FROM rm_fin_month_totals
+            SELECT currency, kind, NULL::uuid, to_char(month, 'YYYY-MM'), sum(total)::text FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
             GROUP BY currency, kind, month
             """, logger: logger))
@@ -155,7 +157,7 @@ public struct FinanceReadModel: Sendable {
     /// Expenses per currency and category over whole months (uncategorized left out).
     public func expenseByCategory(_ owner: UUID, from: LocalMonth, through last: LocalMonth) async throws -> [FlowTotal] {
         try await flowTotals(client.rows("""
-            SELECT currency, kind, category_id, NULL::text, sum(total)::bigint FROM rm_fin_month_totals
+            SELECT currency, kind, category_id, NULL::text, sum(total)::text FROM rm_fin_month_totals
             WHERE owner_id = \(owner) AND month BETWEEN \(from.firstDay.description)::date AND \(last.firstDay.description)::date
               AND kind = 'expense' AND category_id <> \(Self.noCategory)
             GROUP BY currency, kind, category_id
@@ -164,8 +166,10 @@ public struct FinanceReadModel: Sendable {
 
     private func flowTotals(_ rows: QueryRows) async throws -> [FlowTotal] {
         var totals: [FlowTotal] = []
-        for try await (code, rawKind, category, month, total) in rows.decode((String, String, UUID?, String?, Int64).self) {
+        for try await (code, rawKind, category, month, sum) in rows.decode((String, String, UUID?, String?, String).self) {
             guard let currency = Currency(code) else { throw CorruptData("currency", code) }
+            // A sum of whole minor units has no fraction; 128 bits hold any sum a table can make (see `Money`).
+            guard let total = Int128(sum) else { throw CorruptData("sum of amounts", sum) }
             guard let kind = MoneyFlow(rawValue: rawKind) else { throw CorruptData("transaction kind", rawKind) }
             var localMonth: LocalMonth?
             if let month {

@@ -4,11 +4,11 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Inline read model of savings goals, their plan changes, members and movements.
+/// Inline read model of savings goals, their plan changes, members, invitations and movements.
 public struct SavingsProjector: Projector {
     public let name = "savings"
     public let mode = ProjectorMode.inline
-    public let tables = ["rm_savings_goals", "rm_savings_plans", "rm_savings_members", "rm_savings_movements"]
+    public let tables = ["rm_savings_goals", "rm_savings_plans", "rm_savings_members", "rm_savings_invitations", "rm_savings_movements"]
     public let eventTypes: [String]? = SavingsEvent.types
 
     public init() {}
@@ -36,6 +36,7 @@ public struct SavingsProjector: Projector {
                 let g = try decode(SavingsEvent.GoalDeleted.self, event)
                 try await connection.run("DELETE FROM rm_savings_movements WHERE owner_id = \(owner) AND goal_id = \(g.goalId)", logger: logger)
                 try await connection.run("DELETE FROM rm_savings_members WHERE owner_id = \(owner) AND goal_id = \(g.goalId)", logger: logger)
+                try await connection.run("DELETE FROM rm_savings_invitations WHERE owner_id = \(owner) AND goal_id = \(g.goalId)", logger: logger)
                 try await connection.run("DELETE FROM rm_savings_plans WHERE owner_id = \(owner) AND goal_id = \(g.goalId)", logger: logger)
                 try await connection.run("DELETE FROM rm_savings_goals WHERE owner_id = \(owner) AND goal_id = \(g.goalId)", logger: logger)
                 continue
@@ -59,10 +60,44 @@ public struct SavingsProjector: Projector {
                     INSERT INTO rm_savings_members (owner_id, goal_id, user_id, added_at) VALUES (\(owner), \(m.goalId), \(m.userId), \(event.recordedAt))
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
+            case SavingsEvent.MemberInvited.type:
+                let i = try decode(SavingsEvent.MemberInvited.self, event)
+                // A new invitation replaces the invitee's earlier one (declined or expired).
+                try await connection.run("""
+                    WITH earlier AS (
+                      DELETE FROM rm_savings_invitations WHERE owner_id = \(owner) AND goal_id = \(i.goalId) AND user_id = \(i.userId))
+                    INSERT INTO rm_savings_invitations (invitation_id, owner_id, goal_id, user_id, email, invited_at, expires_at)
+                    VALUES (\(i.invitationId), \(owner), \(i.goalId), \(i.userId), \(i.email), \(i.invitedAt), \(i.expiresAt))
+                    """, logger: logger)
+            case SavingsEvent.InvitationAccepted.type:
+                let a = try decode(SavingsEvent.InvitationAccepted.self, event)
+                try await connection.run("""
+                    UPDATE rm_savings_invitations SET answer = 'accepted', answered_at = \(a.at)
+                    WHERE owner_id = \(owner) AND goal_id = \(a.goalId) AND invitation_id = \(a.invitationId)
+                    """, logger: logger)
+                try await connection.run("""
+                    INSERT INTO rm_savings_members (owner_id, goal_id, user_id, added_at) VALUES (\(owner), \(a.goalId), \(a.userId), \(a.at))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            case SavingsEvent.InvitationDeclined.type:
+                let d = try decode(SavingsEvent.InvitationDeclined.self, event)
+                try await connection.run("""
+                    UPDATE rm_savings_invitations SET answer = 'declined', answered_at = \(d.at)
+                    WHERE owner_id = \(owner) AND goal_id = \(d.goalId) AND invitation_id = \(d.invitationId)
+                    """, logger: logger)
+            case SavingsEvent.InvitationWithdrawn.type:
+                let w = try decode(SavingsEvent.InvitationWithdrawn.self, event)
+                try await connection.run("""
+                    DELETE FROM rm_savings_invitations WHERE owner_id = \(owner) AND goal_id = \(w.goalId) AND invitation_id = \(w.invitationId)
+                    """, logger: logger)
             case SavingsEvent.MemberRemoved.type:
                 let m = try decode(SavingsEvent.MemberRemoved.self, event)
                 try await connection.run("""
                     DELETE FROM rm_savings_members WHERE owner_id = \(owner) AND goal_id = \(m.goalId) AND user_id = \(m.userId)
+                    """, logger: logger)
+                try await connection.run("""
+                    DELETE FROM rm_savings_invitations
+                    WHERE owner_id = \(owner) AND goal_id = \(m.goalId) AND user_id = \(m.userId) AND answer = 'accepted'
                     """, logger: logger)
             case SavingsEvent.MovementAdded.type:
                 let m = try decode(SavingsEvent.MovementAdded.self, event)

@@ -26,6 +26,14 @@ public struct SavingsMemberView: Sendable {
     public var addedAt: Date
 }
 
+/// An invitation as its invitee sees it: only what they need to decide.
+public struct SavingsReceivedInvitation: Sendable {
+    public var invitation: SavingsInvitation
+    public var goalName: String
+    public var ownerName: String
+    public var ownerEmail: String
+}
+
 /// The queries over what `SavingsProjector` writes. Queries of a goal lead with its owner's id;
 /// a member reaches a goal through `rm_savings_members`, keyed by the member.
 public struct SavingsReadModel: Sendable {
@@ -37,7 +45,10 @@ public struct SavingsReadModel: Sendable {
         self.logger = logger
     }
 
-    /// The owner of `goalId` when `userId` may see it (as its owner or a member); nil otherwise.
+    /// The owner of `goalId` (whose stream holds it) when `userId` owns it or is a member; nil
+    /// otherwise. This only finds the goal: what the caller may do with it is the member rule's
+    /// (`SavingsGoal.authorize`), which every read and command asks. An invitee finds the goal
+    /// through their invitation (`invitation(_:for:)`), and nothing else of it.
     public func owner(of goalId: UUID, for userId: UUID) async throws -> UUID? {
         for try await owner in try await client.rows("""
             SELECT owner_id FROM rm_savings_goals WHERE owner_id = \(userId) AND goal_id = \(goalId)
@@ -49,19 +60,81 @@ public struct SavingsReadModel: Sendable {
         return nil
     }
 
-    /// The goal's row and members, without its plan and movements: one query, whose version
-    /// says whether a cached plan and movements are current.
+    /// The goal's row, members and invitations, without its plan and movements: one query, whose
+    /// version says whether a cached plan and movements are current.
     public func goalRow(owner: UUID, _ goalId: UUID) async throws -> (goal: SavingsGoal, createdAt: Date)? {
         for try await r in try await client.rows("""
             SELECT goal_id, owner_id, name, emoji, currency, target_amount, target_date::text, version, created_at,
-              ARRAY(SELECT user_id FROM rm_savings_members m WHERE m.owner_id = g.owner_id AND m.goal_id = g.goal_id)
+              ARRAY(SELECT user_id FROM rm_savings_members m WHERE m.owner_id = g.owner_id AND m.goal_id = g.goal_id),
+              (SELECT COALESCE(json_agg(json_build_object(
+                  'id', i.invitation_id, 'invitee', i.user_id, 'email', i.email,
+                  'invited', EXTRACT(EPOCH FROM i.invited_at)::bigint, 'expires', EXTRACT(EPOCH FROM i.expires_at)::bigint,
+                  'answer', i.answer, 'answered', EXTRACT(EPOCH FROM i.answered_at)::bigint) ORDER BY i.invited_at, i.invitation_id), '[]')::text
+               FROM rm_savings_invitations i WHERE i.owner_id = g.owner_id AND i.goal_id = g.goal_id)
             FROM rm_savings_goals g WHERE owner_id = \(owner) AND goal_id = \(goalId)
-            """, logger: logger).decode((UUID, UUID, String, String?, String, Int64?, String?, Int64, Date, [UUID]).self) {
+            """, logger: logger).decode((UUID, UUID, String, String?, String, Int64?, String?, Int64, Date, [UUID], String).self) {
             var goal = try Self.goal((r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8))
             goal.members = Set(r.9)
+            goal.invitations = try Self.invitations(r.10)
             return (goal, r.8)
         }
         return nil
+    }
+
+    /// Invitations as `goalRow` reads them (instants are whole seconds: the events keep them so).
+    static func invitations(_ json: String) throws -> [SavingsInvitation] {
+        struct Row: Decodable {
+            var id: UUID
+            var invitee: UUID
+            var email: String
+            var invited: Int64
+            var expires: Int64
+            var answer: String?
+            var answered: Int64?
+        }
+        let rows: [Row]
+        do { rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8)) } catch { throw CorruptData("savings invitations", json) }
+        return try rows.map { row in
+            var answer: SavingsInvitation.Answer?
+            if let raw = row.answer {
+                guard let known = SavingsInvitation.Answer(rawValue: raw) else { throw CorruptData("savings invitation answer", raw) }
+                answer = known
+            }
+            func instant(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+            return SavingsInvitation(id: row.id, invitee: row.invitee, email: row.email, invitedAt: instant(row.invited), expiresAt: instant(row.expires),
+                                     answer: answer, answeredAt: row.answered.map(instant))
+        }
+    }
+
+    /// The goal an invitation addressed to `invitee` is for, and its owner; nil for an
+    /// invitation that is withdrawn, replaced, or someone else's.
+    public func invitation(_ invitationId: UUID, for invitee: UUID) async throws -> (owner: UUID, goalId: UUID)? {
+        for try await (owner, goal) in try await client.rows("""
+            SELECT owner_id, goal_id FROM rm_savings_invitations WHERE user_id = \(invitee) AND invitation_id = \(invitationId)
+            """, logger: logger).decode((UUID, UUID).self) {
+            return (owner, goal)
+        }
+        return nil
+    }
+
+    /// The open (unanswered) invitations addressed to `invitee`, oldest first, with what they need
+    /// to decide: the goal's name and who invites them. Whether each is still pending at a given
+    /// instant is `SavingsInvitation.status`'s to say.
+    public func received(by invitee: UUID) async throws -> [SavingsReceivedInvitation] {
+        var received: [SavingsReceivedInvitation] = []
+        for try await r in try await client.rows("""
+            SELECT i.invitation_id, i.user_id, i.email, i.invited_at, i.expires_at, g.name, u.name, u.email
+            FROM rm_savings_invitations i
+            JOIN rm_savings_goals g ON g.owner_id = i.owner_id AND g.goal_id = i.goal_id
+            JOIN rm_users u ON u.user_id = i.owner_id
+            WHERE i.user_id = \(invitee) AND i.answer IS NULL
+            ORDER BY i.invited_at, i.invitation_id
+            """, logger: logger).decode((UUID, UUID, String, Date, Date, String, String, String).self) {
+            received.append(SavingsReceivedInvitation(
+                invitation: SavingsInvitation(id: r.0, invitee: r.1, email: r.2, invitedAt: r.3, expiresAt: r.4),
+                goalName: r.5, ownerName: r.6, ownerEmail: r.7))
+        }
+        return received
     }
 
     /// The goal whole, as `SavingsGoalDecider` sees it. The version is read first, so the rows
@@ -102,7 +175,9 @@ public struct SavingsReadModel: Sendable {
             WHERE m.user_id = \(userId)
             ORDER BY created_at, goal_id
             """, logger: logger).decode(GoalRow.self) {
-            goals.append(SavingsGoalAccess(goal: try Self.goal(r), role: r.1 == userId ? .owner : .member, createdAt: r.8))
+            // Only goals the user owns or is a member of: the member rule names the role.
+            guard let role = SavingsGoal.role(of: userId, owner: r.1, isMember: true) else { continue }
+            goals.append(SavingsGoalAccess(goal: try Self.goal(r), role: role, createdAt: r.8))
         }
         return goals
     }

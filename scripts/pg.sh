@@ -84,7 +84,7 @@ init_cluster() { # datadir port mode
       echo "listen_addresses = '127.0.0.1'"
       echo "port = $port"
       echo "unix_socket_directories = '$dir'"
-      echo "max_connections = 200"
+      echo "max_connections = 400"
       echo "shared_buffers = 256MB"
       if [ "$mode" = test ]; then
         # A throwaway cluster: durability buys nothing here and costs seconds.

@@ -35,6 +35,14 @@ import TestSupport
     static func goal(_ http: any TestClientProtocol, _ token: String) async throws -> String {
         try id(try await http.call(.post, "/api/v1/savings/goals", token: token, json: #"{"name":"Trip","currency":"EUR"}"#))
     }
+    /// An invitation to the caller (`retry@example.com`) to another user's goal.
+    static func invitation(_ http: any TestClientProtocol, _ token: String) async throws -> String {
+        let owner = try #require(try await http.register("inviter@example.com").string("access_token"))
+        let goal = try await goal(http, owner)
+        _ = try await http.call(.post, "/api/v1/savings/goals/\(goal)/members", token: owner, json: #"{"email":"retry@example.com"}"#)
+        let mine = try await http.call(.get, "/api/v1/savings/invitations", token: token)
+        return try #require((mine.object["items"] as? [[String: Any]])?.first?["id"] as? String, "\(mine.text)")
+    }
     static let sample = #"{"samples":[{"metric":"steps","value":1200,"start":"2026-03-09T08:00:00Z","end":"2026-03-09T09:00:00Z","source":{"name":"Watch","kind":"watch"}}]}"#
 
     static let cases: [Case] = [
@@ -64,6 +72,12 @@ import TestSupport
         Case(route: "POST /api/v1/savings/goals/{id}/members") { http, token in
             _ = try await http.register("friend@example.com")
             return ("/api/v1/savings/goals/\(try await goal(http, token))/members", #"{"email":"friend@example.com"}"#)
+        },
+        Case(route: "POST /api/v1/savings/invitations/{id}/accept") { http, token in
+            ("/api/v1/savings/invitations/\(try await invitation(http, token))/accept", nil)
+        },
+        Case(route: "POST /api/v1/savings/invitations/{id}/decline") { http, token in
+            ("/api/v1/savings/invitations/\(try await invitation(http, token))/decline", nil)
         },
         Case(route: "POST /api/v1/devices") { _, _ in ("/api/v1/devices", #"{"name":"Watch","kind":"watch"}"#) },
         Case(route: "POST /api/v1/devices/pairing-codes") { _, _ in ("/api/v1/devices/pairing-codes", nil) },

@@ -9,107 +9,104 @@ import Testing
     let today = LocalDate("2026-03-10") ?? LocalDate(daysSinceEpoch: 0)
     var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: today) }
 
-    func created(_ kind: HabitEvent.Kind = .boolean, target: Decimal? = nil) -> HabitEvent.Created {
-        HabitEvent.Created(habitId: habitId, name: "Read", kind: kind, target: target, schedule: .daily, startDate: today.adding(days: -30))
+    func created(_ kind: HabitEvent.Kind = .boolean, target: Decimal? = nil) -> HabitEvent {
+        .created(.init(habitId: habitId, name: "Read", kind: kind, target: target, schedule: .daily, startDate: today.adding(days: -30)))
     }
-
-    func decide(given events: [any DomainEvent], _ command: HabitCommand) throws -> [any DomainEvent] {
-        try HabitDecider.decide(HabitDecider.fold(events), command, now)
-    }
+    func logged(_ value: Decimal = 1, on date: LocalDate? = nil) -> HabitEvent { .logged(.init(habitId: habitId, date: date ?? today, value: value)) }
+    func given(_ events: HabitEvent...) -> Given<HabitDecider> { Given(HabitDecider.self, events) }
 
     @Test func aBooleanHabitsSecondLogForADateDecidesNothing() throws {
-        let first = try decide(given: [created()], .log(date: nil, value: nil))
-        #expect(first.count == 1)
-        #expect((first.first as? HabitEvent.Logged)?.date == today)
-        #expect(try decide(given: [created()] + first, .log(date: nil, value: nil)).isEmpty)
-        #expect(try decide(given: [created()] + first, .log(date: today.description, value: nil)).isEmpty)
+        given(created()).then(.log(date: nil, value: nil), at: now, [logged()])
+        given(created(), logged()).thenNothing(.log(date: nil, value: nil), at: now)
+        given(created(), logged()).thenNothing(.log(date: today.description, value: nil), at: now)
     }
 
     @Test func numericLogsAddUp() throws {
-        let logged = HabitEvent.Logged(habitId: habitId, date: today, value: 2)
-        let again = try decide(given: [created(.numeric, target: 8), logged], .log(date: nil, value: 3))
-        #expect((again.first as? HabitEvent.Logged)?.value == 3)
-        #expect(throws: ValidationFailure.self) { try decide(given: [created(.numeric, target: 8)], .log(date: nil, value: nil)) }
+        given(created(.numeric, target: 8), logged(2)).then(.log(date: nil, value: 3), at: now, [logged(3)])
+        given(created(.numeric, target: 8)).thenThrows(.log(date: nil, value: nil), at: now, ValidationFailure.self)
     }
 
     @Test func removingALogThatIsNotThereStoresNothing() throws {
-        #expect(try decide(given: [created()], .removeLog(date: today.description)).isEmpty)
-        let logged = HabitEvent.Logged(habitId: habitId, date: today, value: 1)
-        let removed = try decide(given: [created(), logged], .removeLog(date: today.description))
-        #expect((removed.first as? HabitEvent.LogRemoved)?.date == today)
+        given(created()).thenNothing(.removeLog(date: today.description), at: now)
+        given(created(), logged()).then(.removeLog(date: today.description), at: now, [.logRemoved(.init(habitId: habitId, date: today))])
     }
 
     @Test func theSameFreezeTwiceIsStoredOnceAndFreezesStayInTheHabitsWindow() throws {
-        let from = today.adding(days: -3).description, to = today.description
-        let first = try decide(given: [created()], .addFreeze(id: UUID(), from: from, to: to, reason: "ill"))
-        #expect(first.count == 1)
-        #expect(try decide(given: [created()] + first, .addFreeze(id: UUID(), from: from, to: to, reason: "ill")).isEmpty)
-        #expect(throws: ValidationFailure.self) { try decide(given: [created()], .addFreeze(id: UUID(), from: "0001-01-01", to: to, reason: nil)) }
-        #expect(throws: ValidationFailure.self) { try decide(given: [created()], .addFreeze(id: UUID(), from: from, to: "9999-12-31", reason: nil)) }
+        let from = today.adding(days: -3), to = today
+        let freeze = UUID()
+        let added = HabitEvent.freezeAdded(.init(habitId: habitId, freezeId: freeze, from: from, to: to, reason: "ill"))
+        given(created()).then(.addFreeze(id: freeze, from: from.description, to: to.description, reason: "ill"), at: now, [added])
+        given(created(), added).thenNothing(.addFreeze(id: UUID(), from: from.description, to: to.description, reason: "ill"), at: now)
+        given(created()).thenThrows(.addFreeze(id: UUID(), from: "0001-01-01", to: to.description, reason: nil), at: now, ValidationFailure.self)
+        given(created()).thenThrows(.addFreeze(id: UUID(), from: from.description, to: "9999-12-31", reason: nil), at: now, ValidationFailure.self)
+        given(created(), added).then(.removeFreeze(id: freeze), at: now, [.freezeRemoved(.init(habitId: habitId, freezeId: freeze))])
     }
 
     @Test func archivingTwiceAndAnEmptyChangeStoreNothing() throws {
-        let archived = try decide(given: [created()], .archive)
-        #expect(archived.count == 1)
-        #expect(try decide(given: [created()] + archived, .archive).isEmpty)
-        #expect(try decide(given: [created()], .change(HabitChange(name: "Read"))).isEmpty)
-        #expect(try decide(given: [created()], .change(HabitChange())).isEmpty)
-        let renamed = try decide(given: [created()], .change(HabitChange(name: "Read more")))
-        #expect((renamed.first as? HabitEvent.Changed)?.name == "Read more")
+        let archived = HabitEvent.archived(.init(habitId: habitId))
+        given(created()).then(.archive, at: now, [archived])
+        given(created(), archived).thenNothing(.archive, at: now)
+        given(created(), archived).then(.restore, at: now, [.restored(.init(habitId: habitId))])
+        given(created()).thenNothing(.change(HabitChange(name: "Read")), at: now)
+        given(created()).thenNothing(.change(HabitChange()), at: now)
+        given(created()).then(.change(HabitChange(name: "Read more")), at: now, [.changed(.init(habitId: habitId, name: "Read more"))])
     }
 
     @Test func anArchivedHabitCannotBeLoggedAndAnUnknownOneIsNotFound() throws {
-        #expect(throws: ValidationFailure.self) { try decide(given: [created(), HabitEvent.Archived(habitId: habitId)], .log(date: nil, value: nil)) }
-        #expect(throws: ResourceError.notFound) { try decide(given: [], .log(date: nil, value: nil)) }
-        #expect(throws: ResourceError.notFound) { try decide(given: [created()], .removeFreeze(id: UUID())) }
+        given(created(), .archived(.init(habitId: habitId))).thenThrows(.log(date: nil, value: nil), at: now, ValidationFailure.self)
+        given().thenThrows(.log(date: nil, value: nil), at: now, ResourceError.notFound)
+        given(created()).thenThrows(.removeFreeze(id: UUID()), at: now, ResourceError.notFound)
     }
 
     @Test func futureDatesAndDatesBeforeTheStartAreRefused() throws {
-        #expect(throws: ValidationFailure.self) { try decide(given: [created()], .log(date: today.adding(days: 1).description, value: nil)) }
-        #expect(throws: ValidationFailure.self) { try decide(given: [created()], .log(date: today.adding(days: -31).description, value: nil)) }
+        given(created()).thenThrows(.log(date: today.adding(days: 1).description, value: nil), at: now, ValidationFailure.self)
+        given(created()).thenThrows(.log(date: today.adding(days: -31).description, value: nil), at: now, ValidationFailure.self)
     }
 }
 
 @Suite struct TaskDeciderTests {
     let taskId = UUID()
     let now = DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: LocalDate("2026-03-10") ?? LocalDate(daysSinceEpoch: 0))
+    var created: TaskEvent {
+        .created(.init(taskId: taskId, seriesId: taskId, title: "Rent", notes: nil, priority: 2, dueDate: LocalDate("2026-01-31"), dueTime: nil,
+                       repeat: TaskRepeat(every: .month), anchorDate: LocalDate("2026-01-31"), occurrence: 0))
+    }
+    func next(_ id: UUID) -> TaskEvent {
+        .created(.init(taskId: id, seriesId: taskId, title: "Rent", notes: nil, priority: 2, dueDate: LocalDate("2026-02-28"), dueTime: nil,
+                       repeat: TaskRepeat(every: .month), anchorDate: LocalDate("2026-01-31"), occurrence: 1))
+    }
+    func completed(next nextId: UUID?) -> TaskEvent { .completed(.init(taskId: taskId, completedAt: now.instant, nextTaskId: nextId)) }
 
-    func monthly() throws -> [any DomainEvent] {
-        try TaskDecider.decide(nil, .create(id: taskId, TaskDraft(title: "Rent", dueDate: "2026-01-31", repeat: TaskRepeat(every: .month))), now)
+    @Test func aMonthlyTaskOnThe31stIsCreatedAnchoredThere() {
+        Given(TaskDecider.self).then(.create(id: taskId, TaskDraft(title: "Rent", dueDate: "2026-01-31", repeat: TaskRepeat(every: .month))), at: now, [created])
     }
 
     @Test func aCompletedTaskCannotBeCompletedAgain() throws {
-        let given = try monthly()
-        let completed = try TaskDecider.decide(TaskDecider.fold(given), .complete(taskId: taskId, nextId: UUID()), now)
-        #expect(completed.count == 2)
-        let next = try #require(completed.last as? TaskEvent.Created)
-        #expect(next.dueDate == LocalDate("2026-02-28"))
-        #expect(try TaskDecider.decide(TaskDecider.fold(given + completed), .complete(taskId: taskId, nextId: UUID()), now).isEmpty)
+        let nextId = UUID()
+        // Completing creates the next occurrence: Jan 31 -> Feb 28 (clamped, from the anchor).
+        Given(TaskDecider.self, [created]).then(.complete(taskId: taskId, nextId: nextId), at: now, [completed(next: nextId), next(nextId)])
+        Given(TaskDecider.self, [created, completed(next: nextId), next(nextId)]).thenNothing(.complete(taskId: taskId, nextId: UUID()), at: now)
     }
 
     @Test func uncompletingRemovesTheUntouchedNextOccurrenceOnly() throws {
-        let given = try monthly()
         let nextId = UUID()
-        let completed = try TaskDecider.decide(TaskDecider.fold(given), .complete(taskId: taskId, nextId: nextId), now)
-        let reopened = try TaskDecider.decide(TaskDecider.fold(given + completed), .uncomplete(taskId: taskId), now)
-        #expect(reopened.count == 2)
-        #expect((reopened.last as? TaskEvent.Deleted)?.taskId == nextId)
-        let touched = TaskEvent.Changed(taskId: nextId, title: "Rent!", notes: nil, priority: 2, dueDate: LocalDate("2026-02-28"), dueTime: nil)
-        let kept = try TaskDecider.decide(TaskDecider.fold(given + completed + [touched]), .uncomplete(taskId: taskId), now)
-        #expect(kept.count == 1)
+        let history = Given(TaskDecider.self, [created, completed(next: nextId), next(nextId)])
+        history.then(.uncomplete(taskId: taskId), at: now, [.uncompleted(.init(taskId: taskId)), .deleted(.init(taskId: nextId))])
+        let touched = TaskEvent.changed(.init(taskId: nextId, title: "Rent!", notes: nil, priority: 2, dueDate: LocalDate("2026-02-28"), dueTime: nil))
+        history.and([touched]).then(.uncomplete(taskId: taskId), at: now, [.uncompleted(.init(taskId: taskId))])
     }
 
     @Test func aChangeThatChangesNothingStoresNothing() throws {
-        let given = try monthly()
-        #expect(try TaskDecider.decide(TaskDecider.fold(given), .change(taskId: taskId, TaskChange(title: "Rent")), now).isEmpty)
-        #expect(try TaskDecider.decide(TaskDecider.fold(given), .change(taskId: taskId, TaskChange(priority: 3)), now).count == 1)
-        #expect(throws: ValidationFailure.self) {
-            try TaskDecider.decide(TaskDecider.fold(given), .change(taskId: taskId, TaskChange(dueDate: .clear)), now)
-        }
+        let history = Given(TaskDecider.self, [created])
+        history.thenNothing(.change(taskId: taskId, TaskChange(title: "Rent")), at: now)
+        history.then(.change(taskId: taskId, TaskChange(priority: 3)), at: now,
+                     [.changed(.init(taskId: taskId, title: "Rent", notes: nil, priority: 3, dueDate: LocalDate("2026-01-31"), dueTime: nil))])
+        history.thenThrows(.change(taskId: taskId, TaskChange(dueDate: .clear)), at: now, ValidationFailure.self)
     }
 
     @Test func anUnknownTaskIsNotFound() throws {
-        #expect(throws: ResourceError.notFound) { try TaskDecider.decide(TaskDecider.fold(try monthly()), .delete(taskId: UUID()), now) }
+        Given(TaskDecider.self, [created]).thenThrows(.delete(taskId: UUID()), at: now, ResourceError.notFound)
+        Given(TaskDecider.self, [created]).then(.delete(taskId: taskId), at: now, [.deleted(.init(taskId: taskId))])
     }
 }
 
@@ -118,13 +115,22 @@ import Testing
     let now = DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: LocalDate(daysSinceEpoch: 0))
 
     @Test func aProfileChangeToWhatIsThereStoresNothingAndAnUnknownDeviceIsNotFound() throws {
-        let registered = try AccountDecider.decide(nil, .register(userId: userId, email: "a@example.com", password: "long enough pass",
-                                                                 name: "A", timezone: "Europe/Belgrade", language: nil, currency: nil), now)
+        let registered = try Given(AccountDecider.self).when(.register(userId: userId, email: "a@example.com", password: "long enough pass",
+                                                                       name: "A", timezone: "Europe/Belgrade", language: nil, currency: nil), at: now)
+        guard case .registered(let account)? = registered.first, registered.count == 1 else {
+            Issue.record("registration decided \(registered)")
+            return
+        }
+        #expect(account.userId == userId && account.profile.email == "a@example.com")
+        let history = Given(AccountDecider.self, registered)
         var same = ProfileChange()
         same.timezone = "Europe/Belgrade"
-        #expect(try AccountDecider.decide(AccountDecider.fold(registered), .changeProfile(same), now).isEmpty)
-        #expect(throws: ResourceError.notFound) { try AccountDecider.decide(AccountDecider.fold(registered), .revokeDevice(id: UUID()), now) }
-        let device = try AccountDecider.decide(AccountDecider.fold(registered), .registerDevice(id: UUID(), name: "Watch", kind: "watch", via: "session"), now)
-        #expect(device.count == 1)
+        history.thenNothing(.changeProfile(same), at: now)
+        history.thenThrows(.revokeDevice(id: UUID()), at: now, ResourceError.notFound)
+        let device = UUID()
+        history.then(.registerDevice(id: device, name: " Watch ", kind: "watch", via: "session"), at: now,
+                     [.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
+        history.and([.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
+            .then(.revokeDevice(id: device), at: now, [.deviceRevoked(.init(userId: userId, deviceId: device))])
     }
 }

@@ -8,47 +8,59 @@ import Testing
     var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: today) }
     let eur = Currency("EUR")!
 
-    func categories(_ commands: [CategoryCommand]) throws -> (CategoryBook, [any DomainEvent]) {
-        var events: [any DomainEvent] = []
-        for command in commands { events += try CategoryDecider.decide(CategoryDecider.fold(events), command, now) }
+    func categories(_ commands: [CategoryCommand]) throws -> (CategoryBook, [CategoryEvent]) {
+        var events: [CategoryEvent] = []
+        for command in commands { events += try Given(CategoryDecider.self, events).when(command, at: now) }
         return (CategoryDecider.fold(events), events)
     }
 
     @Test func anActiveNameIsTakenPerKindUntilArchived() throws {
-        let food = UUID()
-        let (book, _) = try categories([.create(id: food, CategoryDraft(name: " Food ", kind: .expense))])
+        let food = UUID(), salary = UUID()
+        let (book, history) = try categories([.create(id: food, CategoryDraft(name: " Food ", kind: .expense))])
+        #expect(history == [.created(.init(categoryId: food, name: "Food", emoji: nil, kind: .expense, color: nil))])
         #expect(book.categories[food]?.name == "Food")
-        #expect(throws: ResourceError.self) { try CategoryDecider.decide(book, .create(id: UUID(), CategoryDraft(name: "FOOD", kind: .expense)), now) }
-        #expect(try CategoryDecider.decide(book, .create(id: UUID(), CategoryDraft(name: "Food", kind: .income)), now).count == 1)
-        let (archived, _) = try categories([.create(id: food, CategoryDraft(name: "Food", kind: .expense)), .archive(categoryId: food)])
-        #expect(try CategoryDecider.decide(archived, .create(id: UUID(), CategoryDraft(name: "Food", kind: .expense)), now).count == 1)
-        #expect(try CategoryDecider.decide(archived, .archive(categoryId: food), now).isEmpty)
+        let given = Given(CategoryDecider.self, history)
+        given.thenThrows(.create(id: UUID(), CategoryDraft(name: "FOOD", kind: .expense)), at: now, ResourceError.self)
+        given.then(.create(id: salary, CategoryDraft(name: "Food", kind: .income)), at: now,
+                   [.created(.init(categoryId: salary, name: "Food", emoji: nil, kind: .income, color: nil))])
+        let archived = given.and([.archived(.init(categoryId: food))])
+        let again = UUID()
+        archived.then(.create(id: again, CategoryDraft(name: "Food", kind: .expense)), at: now,
+                      [.created(.init(categoryId: again, name: "Food", emoji: nil, kind: .expense, color: nil))])
+        archived.thenNothing(.archive(categoryId: food), at: now)
     }
 
     @Test func aCategoryKeepsItsKindAndAnUnchangedPatchStoresNothing() throws {
         let id = UUID()
-        let (book, _) = try categories([.create(id: id, CategoryDraft(name: "Rent", kind: .expense))])
-        #expect(throws: ValidationFailure.self) { try CategoryDecider.decide(book, .change(categoryId: id, CategoryChange(kind: .income)), now) }
-        #expect(try CategoryDecider.decide(book, .change(categoryId: id, CategoryChange(name: "Rent")), now).isEmpty)
-        #expect(throws: ResourceError.self) { try CategoryDecider.decide(book, .change(categoryId: UUID(), CategoryChange(name: "X")), now) }
+        let given = Given(CategoryDecider.self, [.created(.init(categoryId: id, name: "Rent", emoji: nil, kind: .expense, color: nil))])
+        given.thenThrows(.change(categoryId: id, CategoryChange(kind: .income)), at: now, ValidationFailure.self)
+        given.thenNothing(.change(categoryId: id, CategoryChange(name: "Rent")), at: now)
+        given.then(.change(categoryId: id, CategoryChange(name: "Home")), at: now,
+                   [.changed(.init(categoryId: id, name: "Home", emoji: nil, color: nil))])
+        given.thenThrows(.change(categoryId: UUID(), CategoryChange(name: "X")), at: now, ResourceError.self)
     }
 
     @Test func budgetStepsApplyFromTheirMonthAndEndingRemovesLaterOnes() throws {
         let id = UUID()
-        let (book, _) = try categories([
+        let (book, history) = try categories([
             .create(id: id, CategoryDraft(name: "Food", kind: .expense)),
             .setBudget(categoryId: id, BudgetRequest(amount: "200", currency: "EUR", fromMonth: "2026-01")),
             .setBudget(categoryId: id, BudgetRequest(amount: "300", currency: "EUR", fromMonth: "2026-03")),
         ])
+        #expect(history.dropFirst() == [.budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-01")!, amountMinor: 20_000, currency: eur)),
+                                        .budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-03")!, amountMinor: 30_000, currency: eur))])
         let food = try #require(book.categories[id])
         #expect(food.budget(in: LocalMonth("2025-12")!) == nil)
         #expect(food.budget(in: LocalMonth("2026-02")!) == Money(minorUnits: 20_000, currency: eur))
         #expect(food.budget(in: LocalMonth("2027-01")!) == Money(minorUnits: 30_000, currency: eur))
-        #expect(try CategoryDecider.decide(book, .setBudget(categoryId: id, BudgetRequest(amount: "300.00", currency: "EUR", fromMonth: "2026-03")), now).isEmpty)
-        let ended = CategoryDecider.fold(try CategoryDecider.decide(book, .endBudget(categoryId: id, fromMonth: "2026-02"), now), from: book)
+        let given = Given(CategoryDecider.self, history)
+        given.thenNothing(.setBudget(categoryId: id, BudgetRequest(amount: "300.00", currency: "EUR", fromMonth: "2026-03")), at: now)
+        let end = CategoryEvent.budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-02")!, amountMinor: nil, currency: nil))
+        given.then(.endBudget(categoryId: id, fromMonth: "2026-02"), at: now, [end])
+        let ended = CategoryDecider.fold(history + [end])
         #expect(ended.categories[id]?.budget(in: LocalMonth("2026-04")!) == nil)
         #expect(ended.categories[id]?.budget(in: LocalMonth("2026-01")!) == Money(minorUnits: 20_000, currency: eur))
-        #expect(try CategoryDecider.decide(ended, .endBudget(categoryId: id, fromMonth: "2026-05"), now).isEmpty)
+        given.and([end]).thenNothing(.endBudget(categoryId: id, fromMonth: "2026-05"), at: now)
         #expect(BudgetRules.status(spent: 15_000, budget: 20_000) == .under)
         #expect(BudgetRules.status(spent: 16_000, budget: 20_000) == .near)
         #expect(BudgetRules.status(spent: 20_000, budget: 20_000) == .near)
@@ -57,23 +69,30 @@ import Testing
 
     @Test func aTransactionMatchesItsCategorysKindAndDefaultsToTheUsersCurrencyAndToday() throws {
         let food = UUID(), id = UUID()
-        let state = TransactionState(categories: [food: .init(kind: .expense, archived: false)])
-        let recorded = try TransactionDecider.decide(state, .record(id: id, TransactionDraft(kind: .expense, amount: "4.5", categoryId: food), currency: eur), now)
-        let event = try #require(recorded.first as? TransactionEvent.Recorded)
-        #expect(event.amount.description == "4.50")
-        #expect(event.date == today)
+        let categories: [UUID: TransactionState.CategoryRef] = [food: .init(kind: .expense, archived: false)]
+        let recorded = TransactionEvent.Recorded(transactionId: id, kind: .expense, amountMinor: 450, currency: eur, categoryId: food,
+                                                 date: today, note: nil)
+        // The decider's state is the transaction's stream and the categories it names (given as facts).
+        func given(_ events: [TransactionEvent]) -> (TransactionState, [TransactionEvent]) {
+            (TransactionDecider.fold(events, from: TransactionState(categories: categories)), events)
+        }
+        let (empty, _) = given([])
+        #expect(try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .expense, amount: "4.5", categoryId: food), currency: eur), now)
+                == [.recorded(recorded)])
+        #expect(recorded.amount.description == "4.50")
         #expect(throws: ValidationFailure.self) {
-            try TransactionDecider.decide(state, .record(id: id, TransactionDraft(kind: .income, amount: "1", categoryId: food), currency: eur), now)
+            try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .income, amount: "1", categoryId: food), currency: eur), now)
         }
         #expect(throws: ValidationFailure.self) {
-            try TransactionDecider.decide(state, .record(id: id, TransactionDraft(kind: .expense, amount: "1", categoryId: UUID()), currency: eur), now)
+            try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .expense, amount: "1", categoryId: UUID()), currency: eur), now)
         }
-        var stored = TransactionDecider.fold(recorded, from: state)
+        let (stored, _) = given([.recorded(recorded)])
         #expect(try TransactionDecider.decide(stored, .change(TransactionChange(amount: "4.50")), now).isEmpty)
         // A new currency keeps the amount as written, which must suit its digits.
         #expect(throws: ValidationFailure.self) { try TransactionDecider.decide(stored, .change(TransactionChange(currency: "JPY")), now) }
-        stored = TransactionDecider.fold(try TransactionDecider.decide(stored, .delete, now), from: stored)
-        #expect(throws: ResourceError.self) { try TransactionDecider.decide(stored, .delete, now) }
+        #expect(try TransactionDecider.decide(stored, .delete, now) == [.deleted(.init(transactionId: id))])
+        let (deleted, _) = given([.recorded(recorded), .deleted(.init(transactionId: id))])
+        #expect(throws: ResourceError.self) { try TransactionDecider.decide(deleted, .delete, now) }
     }
 
     @Test func reportsNeverMixCurrenciesAndRoundHalfToEven() {

@@ -31,7 +31,7 @@ import Testing
     @Test func aSampleAlreadyStoredIsADuplicateAndAddsNoEvent() throws {
         let start = Self.now.addingTimeInterval(-86_400)
         let stored = Self.records([Self.intakeSample(500, at: start)])
-        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: stored)])
+        let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: stored))])
         let command = HealthIngestDecider.Command(deviceId: nil, records: stored, deletions: [])
         #expect(try HealthIngestDecider.decide(given, command, Self.time).isEmpty)
         #expect(HealthIngestDecider.tally(given, command).duplicates == 1)
@@ -55,10 +55,10 @@ import Testing
 
     @Test func aSampleEditedUnderItsUUIDReplacesItWhereverItWas() throws {
         let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "ABC")])
-        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: first)])
+        let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: first))])
         let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "abc")])
         let events = try HealthIngestDecider.decide(given, .init(deviceId: nil, records: edited, deletions: []), Self.time)
-        let stored = try #require(events.first as? HealthEvent.RecordsStored)
+        guard case .recordsStored(let stored)? = events.first else { Issue.record("\(events)"); return }
         #expect(stored.records.map(\.value) == [700])
         #expect(stored.replaced.map(\.date) == [first[0].date])
         let after = HealthIngestDecider.fold(events, from: given)
@@ -67,21 +67,23 @@ import Testing
 
     @Test func aDeletionNamesTheDayItEmptiesAndAnUnknownOneIsOnlyCounted() throws {
         let stored = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-86_400), uuid: "gone")])
-        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: stored)])
+        let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: stored))])
         let command = HealthIngestDecider.Command(deviceId: nil, records: [], deletions: ["gone", "never"])
         let events = try HealthIngestDecider.decide(given, command, Self.time)
-        #expect((events.first as? HealthEvent.RecordsDeleted)?.records.map(\.date) == [stored[0].date])
+        guard case .recordsDeleted(let deleted)? = events.first else { Issue.record("\(events)"); return }
+        #expect(deleted.records.map(\.date) == [stored[0].date])
         #expect(HealthIngestDecider.tally(given, command).unknownDeletions == 1)
     }
 
     @Test func aSampleEditedAndDeletedInOneBatchTakesTheStoredOneWithIt() throws {
         let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "x")])
-        let given = HealthIngestDecider.fold([HealthEvent.RecordsStored(deviceId: nil, records: first)])
+        let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: first))])
         let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "x")])
         let command = HealthIngestDecider.Command(deviceId: nil, records: edited, deletions: ["x"])
         let events = try HealthIngestDecider.decide(given, command, Self.time)
         #expect(events.count == 1)
-        #expect((events.first as? HealthEvent.RecordsDeleted)?.records.map(\.key) == [first[0].key])
+        guard case .recordsDeleted(let deleted)? = events.first else { Issue.record("\(events)"); return }
+        #expect(deleted.records.map(\.key) == [first[0].key])
         #expect(HealthIngestDecider.fold(events, from: given).byKey.isEmpty)
         let tally = HealthIngestDecider.tally(given, command)
         #expect([tally.inserted, tally.updated, tally.removed.count] as [Int] == [0, 0, 1])
@@ -91,14 +93,14 @@ import Testing
         let samples = (0..<300).map { Self.intakeSample(1, at: Self.now.addingTimeInterval(-Double($0) * 600 - 3_600), uuid: "s\($0)") }
         let command = HealthIngestDecider.Command(deviceId: nil, records: Self.records(samples), deletions: (0..<300).filter { $0 % 2 == 0 }.map { "s\($0)" })
         let events = try HealthIngestDecider.decide(.init(), command, Self.time)
-        #expect(events.map { ($0 as? HealthEvent.RecordsStored)?.records.count ?? -1 } == [150])
+        #expect(events.map { if case .recordsStored(let stored) = $0 { stored.records.count } else { -1 } } == [150])
         #expect(HealthIngestDecider.tally(.init(), command).inserted == 150)
     }
 
     @Test func aLargeBatchIsCutIntoEventsOfBoundedSize() throws {
         let samples = (0..<1_201).map { Self.intakeSample(1, at: Self.now.addingTimeInterval(-Double($0) * 60 - 3_600)) }
         let events = try HealthIngestDecider.decide(.init(), .init(deviceId: nil, records: Self.records(samples), deletions: []), Self.time)
-        #expect(events.map { ($0 as? HealthEvent.RecordsStored)?.records.count ?? 0 } == [500, 500, 201])
+        #expect(events.map { if case .recordsStored(let stored) = $0 { stored.records.count } else { 0 } } == [500, 500, 201])
     }
 
     @Test func itemsAreCheckedOneByOne() {

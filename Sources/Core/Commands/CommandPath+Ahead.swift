@@ -8,7 +8,7 @@ extension CommandPath {
     /// one overlaps storing the one before, and neither waits for the other.
     public struct Ahead<D: Decider>: Sendable {
         let stream: StreamName
-        let decided: [any DomainEvent]
+        let decided: [D.Event]
         let events: [NewEvent]
         /// The stream's version this command is appended at: the one the command before it leaves.
         let expected: Int64

@@ -4,11 +4,12 @@ import Foundation
 
 extension NewEvent {
     /// The event to append for a decided fact, under the id the command path chose for it.
-    init(_ event: any DomainEvent, id: UUID, metadata: EventMetadata) throws {
-        try self.init(opened: event, id: id, metadata: metadata)
+    init(_ event: some AreaEvent, id: UUID, metadata: EventMetadata) throws {
+        let payload = event.payload
+        try self.init(opened: payload, id: id, metadata: metadata)
     }
 
-    private init<Event: DomainEvent>(opened event: Event, id: UUID, metadata: EventMetadata) throws {
-        self.init(eventId: id, type: Event.type, data: try EventCoding.encode(event), metadata: metadata)
+    private init<Payload: DomainEvent>(opened event: Payload, id: UUID, metadata: EventMetadata) throws {
+        self.init(eventId: id, type: Payload.type, data: try EventCoding.encode(event), metadata: metadata)
     }
 }

@@ -44,9 +44,7 @@ public struct FinanceService: Sendable {
         let time = try await settings(context.userId).calendar.decisionTime(at: clock.now())
         let stream = books(context.userId)
         try await commands.run(CategoryDecider.self, stream: stream, command: command, context: context, time: time) {
-            var loaded = try await commands.folded(CategoryDecider.self, stream) {
-                try CategoryEvent.decode(type: $0.type, version: $0.schemaVersion, json: $0.data)
-            }
+            var loaded = try await commands.folded(CategoryDecider.self, stream)
             if let categoryId {
                 guard let category = loaded.state.categories[categoryId] else { throw ResourceError.notFound }
                 loaded.resourceVersion = category.revision
@@ -100,9 +98,7 @@ public struct FinanceService: Sendable {
     func decisionState(_ stream: StreamName, _ command: TransactionCommand) async throws -> CommandPath.Loaded<TransactionState> {
         // The category the command names does not depend on the stream: both are read at once.
         async let named = categoryFacts(stream.ownerId, command.categoryNamed)
-        var loaded = try await commands.folded(TransactionDecider.self, stream) {
-            try TransactionEvent.decode(type: $0.type, version: $0.schemaVersion, json: $0.data)
-        }
+        var loaded = try await commands.folded(TransactionDecider.self, stream)
         if let (id, facts) = try await named { loaded.state.categories[id] = facts }
         if let current = loaded.state.transaction?.categoryId, loaded.state.categories[current] == nil,
            let (id, facts) = try await categoryFacts(stream.ownerId, current) {

@@ -131,9 +131,7 @@ public struct HealthService: Sendable {
             StreamName(id: HealthEvent.settingsStreamId(owner), ownerId: owner, type: HealthEvent.settingsStreamType)
         }
         return try await commands.run(HealthSettingsDecider.self, stream: stream, command: command, context: context, time: time) {
-            try await commands.folded(HealthSettingsDecider.self, stream) {
-                try HealthEvent.decodeSettings(type: $0.type, version: $0.schemaVersion, json: $0.data)
-            }
+            try await commands.folded(HealthSettingsDecider.self, stream)
         }
     }
 

@@ -26,7 +26,7 @@ public enum AccountCommand: Sendable {
 public enum AccountDecider: Decider {
     public static let initial: Account? = nil
 
-    public static func decide(_ state: Account?, _ command: AccountCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: Account?, _ command: AccountCommand, _ now: DecisionTime) throws -> [AccountEvent] {
         if case .register(let userId, let email, let password, let name, let timezone, let rawLanguage, let currency) = command {
             guard state == nil else { throw ResourceError.conflict("This account already exists.") }
             var errors: [FieldError] = []
@@ -40,7 +40,7 @@ public enum AccountDecider: Decider {
             if !Email.isValid(profile.email) { errors.append(FieldError("email", "must be an email address")) }
             errors += profile.validationErrors() + Passwords.validationErrors(password)
             try ValidationFailure.check(errors)
-            return [AccountEvent.Registered(userId: userId, profile: profile)]
+            return [.registered(.init(userId: userId, profile: profile))]
         }
         guard let account = state else { throw ResourceError.notFound }
         switch command {
@@ -49,9 +49,9 @@ public enum AccountDecider: Decider {
         case .changeProfile(let change):
             let (profile, changed) = try change.apply(to: account.profile)
             // Sending what is already there is not a change.
-            return changed.isEmpty ? [] : [AccountEvent.ProfileChanged(userId: account.userId, profile: profile, changedFields: changed)]
+            return changed.isEmpty ? [] : [.profileChanged(.init(userId: account.userId, profile: profile, changedFields: changed))]
         case .recordPasswordChange(let reason):
-            return [AccountEvent.PasswordChanged(userId: account.userId, reason: reason)]
+            return [.passwordChanged(.init(userId: account.userId, reason: reason))]
         case .registerDevice(let id, let name, let kind, let via):
             var errors: [FieldError] = []
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -59,27 +59,27 @@ public enum AccountDecider: Decider {
             let deviceKind = DeviceKind(rawValue: kind)
             if deviceKind == nil { errors.append(FieldError("kind", "must be one of " + DeviceKind.allCases.map(\.rawValue).joined(separator: ", "))) }
             try ValidationFailure.check(errors)
-            return [AccountEvent.DeviceRegistered(userId: account.userId, deviceId: id, name: trimmed, kind: deviceKind ?? .other, via: via)]
+            return [.deviceRegistered(.init(userId: account.userId, deviceId: id, name: trimmed, kind: deviceKind ?? .other, via: via))]
         case .revokeDevice(let id):
             guard account.activeDevices.contains(id) else { throw ResourceError.notFound }
-            return [AccountEvent.DeviceRevoked(userId: account.userId, deviceId: id)]
+            return [.deviceRevoked(.init(userId: account.userId, deviceId: id))]
         }
     }
 
-    public static func evolve(_ state: Account?, _ event: any DomainEvent) -> Account? {
-        if let registered = event as? AccountEvent.Registered {
+    public static func evolve(_ state: Account?, _ event: AccountEvent) -> Account? {
+        if case .registered(let registered) = event {
             return Account(userId: registered.userId, profile: registered.profile)
         }
         guard var account = state else { return state }
         switch event {
-        case let changed as AccountEvent.ProfileChanged:
-            account.profile = changed.profile
-        case let device as AccountEvent.DeviceRegistered:
-            account.activeDevices.insert(device.deviceId)
-        case let revoked as AccountEvent.DeviceRevoked:
-            account.activeDevices.remove(revoked.deviceId)
-        default:
+        case .registered, .passwordChanged:
             break
+        case .profileChanged(let changed):
+            account.profile = changed.profile
+        case .deviceRegistered(let device):
+            account.activeDevices.insert(device.deviceId)
+        case .deviceRevoked(let revoked):
+            account.activeDevices.remove(revoked.deviceId)
         }
         return account
     }

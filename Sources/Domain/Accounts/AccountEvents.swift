@@ -2,7 +2,34 @@ import Foundation
 
 /// Events of a user's stream (`user-<uuid>`). Passwords and secrets never enter the log: only
 /// the fact that a password changed, or a device key was made, does.
-public enum AccountEvent {
+public enum AccountEvent: AreaEvent {
+    case registered(Registered)
+    case profileChanged(ProfileChanged)
+    case passwordChanged(PasswordChanged)
+    case deviceRegistered(DeviceRegistered)
+    case deviceRevoked(DeviceRevoked)
+
+    public var payload: any DomainEvent {
+        switch self {
+        case .registered(let event): event
+        case .profileChanged(let event): event
+        case .passwordChanged(let event): event
+        case .deviceRegistered(let event): event
+        case .deviceRevoked(let event): event
+        }
+    }
+
+    public init?(type: String, version: Int16, json: String) throws {
+        switch type {
+        case Registered.type: self = .registered(try Self.payload(Registered.self, version, json))
+        case ProfileChanged.type: self = .profileChanged(try Self.payload(ProfileChanged.self, version, json))
+        case PasswordChanged.type: self = .passwordChanged(try Self.payload(PasswordChanged.self, version, json))
+        case DeviceRegistered.type: self = .deviceRegistered(try Self.payload(DeviceRegistered.self, version, json))
+        case DeviceRevoked.type: self = .deviceRevoked(try Self.payload(DeviceRevoked.self, version, json))
+        default: return nil
+        }
+    }
+
     public static let streamType = "user"
 
     public static func streamId(_ userId: UUID) -> String { "user-\(userId.uuidString.lowercased())" }

@@ -4,7 +4,7 @@ import Foundation
 public enum CategoryDecider: Decider {
     public static let initial = CategoryBook()
 
-    public static func decide(_ book: CategoryBook, _ command: CategoryCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ book: CategoryBook, _ command: CategoryCommand, _ now: DecisionTime) throws -> [CategoryEvent] {
         switch command {
         case .create(let id, let draft):
             if book.categories[id] != nil { return [] }
@@ -21,7 +21,7 @@ public enum CategoryDecider: Decider {
             guard book.activeCount < CategoryBook.maximumActive else {
                 throw ResourceError.conflict("At most \(CategoryBook.maximumActive) categories can be active; archive one first.")
             }
-            return [CategoryEvent.Created(categoryId: id, name: name, emoji: draft.emoji, kind: kind, color: draft.color)]
+            return [.created(.init(categoryId: id, name: name, emoji: draft.emoji, kind: kind, color: draft.color))]
         case .change(let id, let change):
             let category = try book.category(id)
             if let kind = change.kind, kind != category.kind {
@@ -36,14 +36,14 @@ public enum CategoryDecider: Decider {
             if !category.archived, book.activeNamed(changed.name, kind: category.kind, except: id) != nil {
                 throw ResourceError.conflict("An active \(category.kind.rawValue) category is already named \(changed.name).")
             }
-            return [changed]
+            return [.changed(changed)]
         case .archive(let id):
-            return try book.category(id).archived ? [] : [CategoryEvent.Archived(categoryId: id)]
+            return try book.category(id).archived ? [] : [.archived(.init(categoryId: id))]
         case .setBudget(let id, let request):
             let category = try book.category(id)
             let step = try BudgetRules.step(request, for: category)
             if let existing = category.budgets[step.from], existing == Money(minorUnits: step.minorUnits, currency: step.currency) { return [] }
-            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: step.from, amountMinor: step.minorUnits, currency: step.currency)]
+            return [.budgetSet(.init(categoryId: id, fromMonth: step.from, amountMinor: step.minorUnits, currency: step.currency))]
         case .endBudget(let id, let rawMonth):
             let category = try book.category(id)
             var month = now.today.localMonth
@@ -53,7 +53,7 @@ public enum CategoryDecider: Decider {
             }
             // Nothing to end: no budget is in force then, and none is set for later.
             guard category.budget(in: month) != nil || category.budgets.keys.contains(where: { $0 > month }) else { return [] }
-            return [CategoryEvent.BudgetSet(categoryId: id, fromMonth: month, amountMinor: nil, currency: nil)]
+            return [.budgetSet(.init(categoryId: id, fromMonth: month, amountMinor: nil, currency: nil))]
         }
     }
 
@@ -63,7 +63,7 @@ public enum CategoryDecider: Decider {
          TextRules.optionalLabelError(color, field: "color", maxLength: 32)].compactMap { $0 }
     }
 
-    public static func evolve(_ book: CategoryBook, _ event: any DomainEvent) -> CategoryBook {
+    public static func evolve(_ book: CategoryBook, _ event: CategoryEvent) -> CategoryBook {
         var book = book
         func update(_ id: UUID, _ body: (inout CategoryBook.Category) -> Void) {
             guard var category = book.categories[id] else { return }
@@ -72,25 +72,23 @@ public enum CategoryDecider: Decider {
             book.categories[id] = category
         }
         switch event {
-        case let created as CategoryEvent.Created:
+        case .created(let created):
             book.categories[created.categoryId] = .init(
                 id: created.categoryId, name: created.name, emoji: created.emoji, kind: created.kind, color: created.color)
-        case let changed as CategoryEvent.Changed:
+        case .changed(let changed):
             update(changed.categoryId) {
                 $0.name = changed.name
                 $0.emoji = changed.emoji
                 $0.color = changed.color
             }
-        case let archived as CategoryEvent.Archived:
+        case .archived(let archived):
             update(archived.categoryId) { $0.archived = true }
-        case let budget as CategoryEvent.BudgetSet:
+        case .budgetSet(let budget):
             update(budget.categoryId) {
                 // Ending a budget ends it for good from that month: later steps go too.
                 if budget.money == nil { $0.budgets = $0.budgets.filter { $0.key < budget.fromMonth } }
                 $0.budgets[budget.fromMonth] = .some(budget.money)
             }
-        default:
-            break
         }
         return book
     }

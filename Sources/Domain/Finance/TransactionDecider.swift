@@ -8,7 +8,7 @@ public enum TransactionDecider: Decider {
     static let earliest = LocalDate(year: 1900, month: 1, day: 1) ?? LocalDate(daysSinceEpoch: -25_567)
     static let daysAhead = 366
 
-    public static func decide(_ state: TransactionState, _ command: TransactionCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: TransactionState, _ command: TransactionCommand, _ now: DecisionTime) throws -> [TransactionEvent] {
         let facts = state.categories
         switch command {
         case .record(let id, let draft, let currency):
@@ -20,7 +20,7 @@ public enum TransactionDecider: Decider {
             let recorded = try checked(
                 id: id, kind: draft.kind ?? .expense, amount: draft.amount ?? "", currency: draft.currency, fallbackCurrency: currency,
                 categoryId: draft.categoryId, previousCategory: nil, date: draft.date, fallbackDate: now.today, note: draft.note, facts: facts, now: now)
-            return [recorded]
+            return [.recorded(recorded)]
         case .change(let change):
             guard let current = state.transaction else { throw ResourceError.notFound }
             // A new currency without a new amount keeps the amount as written ("12.50"), which
@@ -31,10 +31,10 @@ public enum TransactionDecider: Decider {
                 fallbackCurrency: current.currency, categoryId: change.categoryId.applied(to: current.categoryId),
                 previousCategory: current.categoryId, date: change.date, fallbackDate: current.date,
                 note: change.note.applied(to: current.note), facts: facts, now: now)
-            return changed == current ? [] : [TransactionEvent.Changed(transaction: changed)]
+            return changed == current ? [] : [.changed(.init(transaction: changed))]
         case .delete:
             guard let current = state.transaction else { throw ResourceError.notFound }
-            return [TransactionEvent.Deleted(transactionId: current.transactionId)]
+            return [.deleted(.init(transactionId: current.transactionId))]
         }
     }
 
@@ -77,13 +77,12 @@ public enum TransactionDecider: Decider {
             transactionId: id, kind: kind, amountMinor: minorUnits, currency: currency, categoryId: categoryId, date: date, note: note)
     }
 
-    public static func evolve(_ state: TransactionState, _ event: any DomainEvent) -> TransactionState {
+    public static func evolve(_ state: TransactionState, _ event: TransactionEvent) -> TransactionState {
         var state = state
         switch event {
-        case let recorded as TransactionEvent.Recorded: state.transaction = recorded
-        case let changed as TransactionEvent.Changed: state.transaction = changed.transaction
-        case is TransactionEvent.Deleted: state.transaction = nil
-        default: break
+        case .recorded(let recorded): state.transaction = recorded
+        case .changed(let changed): state.transaction = changed.transaction
+        case .deleted: state.transaction = nil
         }
         return state
     }

@@ -4,32 +4,32 @@ import Foundation
 public enum HabitDecider: Decider {
     public static let initial: Habit? = nil
 
-    public static func decide(_ state: Habit?, _ command: HabitCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: Habit?, _ command: HabitCommand, _ now: DecisionTime) throws -> [HabitEvent] {
         if case .create(let id, let definition) = command {
             guard state == nil else { throw ResourceError.conflict("A habit with this id already exists.") }
-            return [try created(id, definition, today: now.today)]
+            return [.created(try created(id, definition, today: now.today))]
         }
         guard let habit = state else { throw ResourceError.notFound }
         switch command {
         case .create:
             return []
         case .change(let change):
-            return try changed(habit, change, today: now.today).map { [$0] } ?? []
+            return try changed(habit, change, today: now.today).map { [.changed($0)] } ?? []
         case .archive:
-            return habit.archived ? [] : [HabitEvent.Archived(habitId: habit.id)]
+            return habit.archived ? [] : [.archived(.init(habitId: habit.id))]
         case .restore:
-            return habit.archived ? [HabitEvent.Restored(habitId: habit.id)] : []
+            return habit.archived ? [.restored(.init(habitId: habit.id))] : []
         case .log(let rawDate, let value):
             return try logged(habit, rawDate, value, today: now.today)
         case .removeLog(let rawDate):
             guard let date = LocalDate(input: rawDate) else { throw ValidationFailure("date", LocalDate.inputRule) }
             // Removing a log that is not there changes nothing, so nothing is stored.
-            return habit.loggedDates.contains(date) ? [HabitEvent.LogRemoved(habitId: habit.id, date: date)] : []
+            return habit.loggedDates.contains(date) ? [.logRemoved(.init(habitId: habit.id, date: date))] : []
         case .addFreeze(let id, let from, let to, let reason):
             return try frozen(habit, id: id, from: from, to: to, reason: reason, today: now.today)
         case .removeFreeze(let id):
             guard habit.freezes[id] != nil else { throw ResourceError.notFound }
-            return [HabitEvent.FreezeRemoved(habitId: habit.id, freezeId: id)]
+            return [.freezeRemoved(.init(habitId: habit.id, freezeId: id))]
         }
     }
 
@@ -106,7 +106,7 @@ public enum HabitDecider: Decider {
         return event == nothing ? nil : event
     }
 
-    static func logged(_ habit: Habit, _ rawDate: String?, _ value: Decimal?, today: LocalDate) throws -> [any DomainEvent] {
+    static func logged(_ habit: Habit, _ rawDate: String?, _ value: Decimal?, today: LocalDate) throws -> [HabitEvent] {
         var errors: [FieldError] = []
         var date = today
         if let rawDate {
@@ -120,12 +120,12 @@ public enum HabitDecider: Decider {
         try ValidationFailure.check(errors)
         // Done is done: a boolean habit's second log for a date decides nothing.
         if habit.kind == .boolean, habit.loggedDates.contains(date) { return [] }
-        return [HabitEvent.Logged(habitId: habit.id, date: date, value: habit.kind == .boolean ? 1 : (value ?? 0))]
+        return [.logged(.init(habitId: habit.id, date: date, value: habit.kind == .boolean ? 1 : (value ?? 0)))]
     }
 
     /// A freeze lies within the habit's window: from its start to a year ahead. The same range
     /// again is the freeze already stored, so nothing new is stored.
-    static func frozen(_ habit: Habit, id: UUID, from: String, to: String, reason: String?, today: LocalDate) throws -> [any DomainEvent] {
+    static func frozen(_ habit: Habit, id: UUID, from: String, to: String, reason: String?, today: LocalDate) throws -> [HabitEvent] {
         var errors: [FieldError] = []
         let start = LocalDate(input: from), end = LocalDate(input: to)
         if start == nil { errors.append(FieldError("from", LocalDate.inputRule)) }
@@ -137,7 +137,7 @@ public enum HabitDecider: Decider {
         try ValidationFailure.check(errors)
         guard let start, let end else { return [] }
         if habit.freezes.values.contains(where: { $0.from == start && $0.to == end }) { return [] }
-        return [HabitEvent.FreezeAdded(habitId: habit.id, freezeId: id, from: start, to: end, reason: reason)]
+        return [.freezeAdded(.init(habitId: habit.id, freezeId: id, from: start, to: end, reason: reason))]
     }
 
     /// The freeze a `.addFreeze` command refers to once decided: the new one, or the same range
@@ -156,15 +156,17 @@ public enum HabitDecider: Decider {
         return time
     }
 
-    public static func evolve(_ state: Habit?, _ event: any DomainEvent) -> Habit? {
-        if let created = event as? HabitEvent.Created {
+    public static func evolve(_ state: Habit?, _ event: HabitEvent) -> Habit? {
+        if case .created(let created) = event {
             return Habit(id: created.habitId, name: created.name, emoji: created.emoji, color: created.color, kind: created.kind,
                          target: created.target, unit: created.unit, reminderTime: created.reminderTime, startDate: created.startDate,
                          schedules: [.init(from: created.startDate, schedule: created.schedule)])
         }
         guard var habit = state else { return state }
         switch event {
-        case let changed as HabitEvent.Changed:
+        case .created:
+            return habit
+        case .changed(let changed):
             let cleared = Set(changed.cleared ?? [])
             habit.name = changed.name ?? habit.name
             habit.emoji = cleared.contains(.emoji) ? nil : changed.emoji ?? habit.emoji
@@ -175,20 +177,18 @@ public enum HabitDecider: Decider {
             if let schedule = changed.schedule, let from = changed.scheduleFrom {
                 habit.schedules = Habit.replacing(habit.schedules, from: from, with: schedule)
             }
-        case is HabitEvent.Archived:
+        case .archived:
             habit.archived = true
-        case is HabitEvent.Restored:
+        case .restored:
             habit.archived = false
-        case let logged as HabitEvent.Logged:
+        case .logged(let logged):
             habit.loggedDates.insert(logged.date)
-        case let removed as HabitEvent.LogRemoved:
+        case .logRemoved(let removed):
             habit.loggedDates.remove(removed.date)
-        case let freeze as HabitEvent.FreezeAdded:
+        case .freezeAdded(let freeze):
             habit.freezes[freeze.freezeId] = .init(from: freeze.from, to: freeze.to, reason: freeze.reason)
-        case let removed as HabitEvent.FreezeRemoved:
+        case .freezeRemoved(let removed):
             habit.freezes[removed.freezeId] = nil
-        default:
-            break
         }
         return habit
     }

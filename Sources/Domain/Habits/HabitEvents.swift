@@ -1,7 +1,43 @@
 import Foundation
 
-/// Events of a habit's stream (`habit-<uuid>`).
-public enum HabitEvent {
+/// Events of a habit's stream (`habit-<uuid>`), a case each; their payloads are the nested types.
+public enum HabitEvent: AreaEvent {
+    case created(Created)
+    case changed(Changed)
+    case archived(Archived)
+    case restored(Restored)
+    case logged(Logged)
+    case logRemoved(LogRemoved)
+    case freezeAdded(FreezeAdded)
+    case freezeRemoved(FreezeRemoved)
+
+    public var payload: any DomainEvent {
+        switch self {
+        case .created(let event): event
+        case .changed(let event): event
+        case .archived(let event): event
+        case .restored(let event): event
+        case .logged(let event): event
+        case .logRemoved(let event): event
+        case .freezeAdded(let event): event
+        case .freezeRemoved(let event): event
+        }
+    }
+
+    public init?(type: String, version: Int16, json: String) throws {
+        switch type {
+        case Created.type: self = .created(try Self.payload(Created.self, version, json))
+        case Changed.type: self = .changed(try Self.payload(Changed.self, version, json))
+        case Archived.type: self = .archived(try Self.payload(Archived.self, version, json))
+        case Restored.type: self = .restored(try Self.payload(Restored.self, version, json))
+        case Logged.type: self = .logged(try Self.payload(Logged.self, version, json))
+        case LogRemoved.type: self = .logRemoved(try Self.payload(LogRemoved.self, version, json))
+        case FreezeAdded.type: self = .freezeAdded(try Self.payload(FreezeAdded.self, version, json))
+        case FreezeRemoved.type: self = .freezeRemoved(try Self.payload(FreezeRemoved.self, version, json))
+        default: return nil
+        }
+    }
+
     public static let streamType = "habit"
     public static func streamId(_ habitId: UUID) -> String { "habit-\(habitId.uuidString.lowercased())" }
 

@@ -1,8 +1,42 @@
 import Foundation
 
-/// Events of a user's health streams. Samples live in `health-<user>`; the user's manual values
-/// and source priority in `health-settings-<user>`, whose commands need none of the samples.
-public enum HealthEvent {
+/// Events of a user's health streams, a case each. Samples live in `health-<user>`; the user's
+/// manual values and source priority in `health-settings-<user>`, whose commands need none of the
+/// samples; check-ins in `health-checkins-<user>`.
+public enum HealthEvent: AreaEvent {
+    case recordsStored(RecordsStored)
+    case recordsDeleted(RecordsDeleted)
+    case manualValueSet(ManualValueSet)
+    case manualValueCleared(ManualValueCleared)
+    case sourcePriorityChanged(SourcePriorityChanged)
+    case checkInRecorded(CheckInRecorded)
+    case findingAcknowledged(FindingAcknowledged)
+
+    public var payload: any DomainEvent {
+        switch self {
+        case .recordsStored(let event): event
+        case .recordsDeleted(let event): event
+        case .manualValueSet(let event): event
+        case .manualValueCleared(let event): event
+        case .sourcePriorityChanged(let event): event
+        case .checkInRecorded(let event): event
+        case .findingAcknowledged(let event): event
+        }
+    }
+
+    public init?(type: String, version: Int16, json: String) throws {
+        switch type {
+        case RecordsStored.type: self = .recordsStored(try Self.payload(RecordsStored.self, version, json))
+        case RecordsDeleted.type: self = .recordsDeleted(try Self.payload(RecordsDeleted.self, version, json))
+        case ManualValueSet.type: self = .manualValueSet(try Self.payload(ManualValueSet.self, version, json))
+        case ManualValueCleared.type: self = .manualValueCleared(try Self.payload(ManualValueCleared.self, version, json))
+        case SourcePriorityChanged.type: self = .sourcePriorityChanged(try Self.payload(SourcePriorityChanged.self, version, json))
+        case CheckInRecorded.type: self = .checkInRecorded(try Self.payload(CheckInRecorded.self, version, json))
+        case FindingAcknowledged.type: self = .findingAcknowledged(try Self.payload(FindingAcknowledged.self, version, json))
+        default: return nil
+        }
+    }
+
     public static let streamType = "health"
     public static func streamId(_ userId: UUID) -> String { "health-\(userId.uuidString.lowercased())" }
     public static let settingsStreamType = "health-settings"
@@ -149,17 +183,5 @@ public enum HealthEvent {
         public static let type = "health.finding_acknowledged"
         public var findingId: UUID
         public init(findingId: UUID) { self.findingId = findingId }
-    }
-
-    /// A settings stream's event in its current shape.
-    public static func decodeSettings(type: String, version: Int16, json: String) throws -> (any DomainEvent)? {
-        switch type {
-        case ManualValueSet.type: try EventUpcasting.decode(ManualValueSet.self, type: type, version: version, json: json)
-        case ManualValueCleared.type: try EventUpcasting.decode(ManualValueCleared.self, type: type, version: version, json: json)
-        case SourcePriorityChanged.type: try EventUpcasting.decode(SourcePriorityChanged.self, type: type, version: version, json: json)
-        case CheckInRecorded.type: try EventUpcasting.decode(CheckInRecorded.self, type: type, version: version, json: json)
-        case FindingAcknowledged.type: try EventUpcasting.decode(FindingAcknowledged.self, type: type, version: version, json: json)
-        default: nil
-        }
     }
 }

@@ -132,17 +132,17 @@ public enum HealthIngestDecider: Decider {
         return tally
     }
 
-    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [HealthEvent] {
         let tally = tally(state, command)
         let arrived = Int64(now.instant.timeIntervalSince1970.rounded(.down))
         let intake = HealthEvent.Intake(format: command.format, received: command.records.count, duplicates: tally.duplicates)
-        var events: [any DomainEvent] = stride(from: 0, to: tally.stored.count, by: recordsPerEvent).map { start in
-            HealthEvent.RecordsStored(
+        var events: [HealthEvent] = stride(from: 0, to: tally.stored.count, by: recordsPerEvent).map { start in
+            .recordsStored(.init(
                 deviceId: command.deviceId,
                 records: Array(tally.stored[start..<min(start + recordsPerEvent, tally.stored.count)]),
                 replaced: start == 0 ? tally.replaced : [],
                 intake: start == 0 ? intake : nil,
-                receivedAt: arrived)
+                receivedAt: arrived))
         }
         // Only what the log holds is deleted from it; a record sent and deleted in this batch never got there.
         let logged = tally.removed.filter { state.byKey[$0.key] != nil }
@@ -152,21 +152,21 @@ public enum HealthIngestDecider: Decider {
                 let key = "\(removed.name)|\(removed.date)"
                 counts[key] = .init(name: removed.name, date: removed.date, count: command.storedOnDates[key] ?? 0)
             }
-            events.append(HealthEvent.RecordsDeleted(
-                records: logged, storedBefore: days.sorted().compactMap { before[$0] }, receivedAt: arrived, today: now.today))
+            events.append(.recordsDeleted(.init(
+                records: logged, storedBefore: days.sorted().compactMap { before[$0] }, receivedAt: arrived, today: now.today)))
         }
         return events
     }
 
-    public static func evolve(_ state: State, _ event: any DomainEvent) -> State {
+    public static func evolve(_ state: State, _ event: HealthEvent) -> State {
         var state = state
         switch event {
-        case let stored as HealthEvent.RecordsStored:
+        case .recordsStored(let stored):
             for record in stored.records { state.store(record) }
-        case let deleted as HealthEvent.RecordsDeleted:
+        case .recordsDeleted(let deleted):
             for record in deleted.records { state.remove(key: record.key) }
-        default:
-            break
+        case .manualValueSet, .manualValueCleared, .sourcePriorityChanged, .checkInRecorded, .findingAcknowledged:
+            break  // the settings' and check-ins' streams: another decider's state
         }
         return state
     }

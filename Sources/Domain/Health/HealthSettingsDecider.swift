@@ -26,7 +26,7 @@ public enum HealthSettingsDecider: Decider {
 
     public static var initial: State { State() }
 
-    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [HealthEvent] {
         switch command {
         case let .setManual(metric, date, value, unit):
             guard let converted = metric.normalized(value, unit: unit) else {
@@ -37,15 +37,15 @@ public enum HealthSettingsDecider: Decider {
             }
             guard date <= now.today else { throw ValidationFailure("date", "is in the future") }
             if state.manual[State.key(metric, date)] == converted { return [] }
-            return [HealthEvent.ManualValueSet(metric: metric, date: date, value: converted)]
+            return [.manualValueSet(.init(metric: metric, date: date, value: converted))]
         case let .clearManual(metric, date):
             guard state.manual[State.key(metric, date)] != nil else { throw ResourceError.notFound }
-            return [HealthEvent.ManualValueCleared(metric: metric, date: date)]
+            return [.manualValueCleared(.init(metric: metric, date: date))]
         case let .setPriority(order):
             guard Set(order).count == order.count else { throw ValidationFailure("order", "names a kind twice") }
             guard !order.isEmpty else { throw ValidationFailure("order", "must name at least one source kind") }
             let priority = HealthSourcePriority(order: order)
-            return priority == state.priority ? [] : [HealthEvent.SourcePriorityChanged(priority: priority)]
+            return priority == state.priority ? [] : [.sourcePriorityChanged(.init(priority: priority))]
         case let .checkIn(date, feeling, note):
             guard (1...5).contains(feeling) else { throw ValidationFailure("feeling", "must be a whole number from 1 to 5") }
             guard date <= now.today else { throw ValidationFailure("date", "is in the future") }
@@ -58,24 +58,25 @@ public enum HealthSettingsDecider: Decider {
                 }
             }
             let recorded = HealthEvent.CheckInRecorded(date: date, feeling: feeling, note: note)
-            return state.checkIns[date] == recorded ? [] : [recorded]
+            return state.checkIns[date] == recorded ? [] : [.checkInRecorded(recorded)]
         case let .acknowledgeFinding(id, status):
             switch status {
-            case .open: return [HealthEvent.FindingAcknowledged(findingId: id)]
+            case .open: return [.findingAcknowledged(.init(findingId: id))]
             case .acknowledged: return []
             case .resolved: throw ResourceError.conflict("the finding is resolved: its condition cleared")
             }
         }
     }
 
-    public static func evolve(_ state: State, _ event: any DomainEvent) -> State {
+    public static func evolve(_ state: State, _ event: HealthEvent) -> State {
         var state = state
         switch event {
-        case let set as HealthEvent.ManualValueSet: state.manual[State.key(set.metric, set.date)] = set.value
-        case let cleared as HealthEvent.ManualValueCleared: state.manual[State.key(cleared.metric, cleared.date)] = nil
-        case let changed as HealthEvent.SourcePriorityChanged: state.priority = changed.priority
-        case let checkIn as HealthEvent.CheckInRecorded: state.checkIns[checkIn.date] = checkIn
-        default: break
+        case .manualValueSet(let set): state.manual[State.key(set.metric, set.date)] = set.value
+        case .manualValueCleared(let cleared): state.manual[State.key(cleared.metric, cleared.date)] = nil
+        case .sourcePriorityChanged(let changed): state.priority = changed.priority
+        case .checkInRecorded(let checkIn): state.checkIns[checkIn.date] = checkIn
+        case .findingAcknowledged: break  // the finding's status lives in the audit's read model
+        case .recordsStored, .recordsDeleted: break  // the samples' stream: the ingestion decider's state
         }
         return state
     }

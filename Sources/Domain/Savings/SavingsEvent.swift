@@ -3,7 +3,59 @@ import Foundation
 /// Events of a goal's stream (`savings-goal-<uuid>`, owned by the goal's owner): the goal, its
 /// plan changes, its members and the movements of everyone who shares it. Amounts are minor
 /// units of the goal's currency.
-public enum SavingsEvent {
+public enum SavingsEvent: AreaEvent {
+    case goalCreated(GoalCreated)
+    case goalChanged(GoalChanged)
+    case goalDeleted(GoalDeleted)
+    case planSet(PlanSet)
+    case planEnded(PlanEnded)
+    case memberAdded(MemberAdded)
+    case memberInvited(MemberInvited)
+    case invitationAccepted(InvitationAccepted)
+    case invitationDeclined(InvitationDeclined)
+    case invitationWithdrawn(InvitationWithdrawn)
+    case memberRemoved(MemberRemoved)
+    case movementAdded(MovementAdded)
+    case movementDeleted(MovementDeleted)
+
+    public var payload: any DomainEvent {
+        switch self {
+        case .goalCreated(let event): event
+        case .goalChanged(let event): event
+        case .goalDeleted(let event): event
+        case .planSet(let event): event
+        case .planEnded(let event): event
+        case .memberAdded(let event): event
+        case .memberInvited(let event): event
+        case .invitationAccepted(let event): event
+        case .invitationDeclined(let event): event
+        case .invitationWithdrawn(let event): event
+        case .memberRemoved(let event): event
+        case .movementAdded(let event): event
+        case .movementDeleted(let event): event
+        }
+    }
+
+    public init?(type: String, version: Int16, json: String) throws {
+        switch type {
+        case GoalCreated.type: self = .goalCreated(try Self.payload(GoalCreated.self, version, json))
+        case GoalChanged.type: self = .goalChanged(try Self.payload(GoalChanged.self, version, json))
+        case GoalDeleted.type: self = .goalDeleted(try Self.payload(GoalDeleted.self, version, json))
+        case PlanSet.type: self = .planSet(try Self.payload(PlanSet.self, version, json))
+        case PlanEnded.type: self = .planEnded(try Self.payload(PlanEnded.self, version, json))
+        case MemberAdded.type: self = .memberAdded(try Self.payload(MemberAdded.self, version, json))
+        case MemberInvited.type: self = .memberInvited(try Self.payload(MemberInvited.self, version, json))
+        case InvitationAccepted.type: self = .invitationAccepted(try Self.payload(InvitationAccepted.self, version, json))
+        case InvitationDeclined.type: self = .invitationDeclined(try Self.payload(InvitationDeclined.self, version, json))
+        case InvitationWithdrawn.type: self = .invitationWithdrawn(try Self.payload(InvitationWithdrawn.self, version, json))
+        case MemberRemoved.type: self = .memberRemoved(try Self.payload(MemberRemoved.self, version, json))
+        case MovementAdded.type: self = .movementAdded(try Self.payload(MovementAdded.self, version, json))
+        case MovementDeleted.type: self = .movementDeleted(try Self.payload(MovementDeleted.self, version, json))
+        default: return nil
+        }
+    }
+
+
     public static let streamType = "savings-goal"
     public static func streamId(_ goalId: UUID) -> String { "savings-goal-\(goalId.uuidString.lowercased())" }
 

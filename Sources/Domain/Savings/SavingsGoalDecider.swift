@@ -13,11 +13,11 @@ public enum SavingsGoalDecider: Decider {
     /// Members and pending invitations together.
     public static let maxMembers = 50
 
-    public static func decide(_ state: SavingsGoal?, _ command: SavingsGoalCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: SavingsGoal?, _ command: SavingsGoalCommand, _ now: DecisionTime) throws -> [SavingsEvent] {
         let actor = command.actor
         if case .create(let id, let draft) = command.action {
             guard state == nil else { throw ResourceError.conflict("A goal with this id already exists.") }
-            return [try created(id, owner: actor, draft)]
+            return [.goalCreated(try created(id, owner: actor, draft))]
         }
         guard let goal = state else { throw ResourceError.notFound }
         switch command.action {
@@ -29,7 +29,7 @@ public enum SavingsGoalDecider: Decider {
             return try declined(goal, id, by: actor, at: now.instant)
         case .addMovement(let id, let draft):
             try goal.authorize(actor, to: .addMovement)
-            return [try movement(id, draft, goal: goal, actor: actor, today: now.today)]
+            return [.movementAdded(try movement(id, draft, goal: goal, actor: actor, today: now.today))]
         case .deleteMovement(let id):
             try goal.authorize(actor, to: .read)
             guard let movement = goal.movements.first(where: { $0.id == id }) else { throw ResourceError.notFound }
@@ -37,24 +37,24 @@ public enum SavingsGoalDecider: Decider {
             guard SavingsGoal.neverNegative(goal.movements.filter { $0.id != id }) else {
                 throw ResourceError.conflict("Deleting this deposit would leave a later withdrawal larger than the balance.")
             }
-            return [SavingsEvent.MovementDeleted(goalId: goal.id, movementId: id)]
+            return [.movementDeleted(.init(goalId: goal.id, movementId: id))]
         case .removeMember(let userId):
             try goal.authorize(actor, to: .removeMember(userId))
             guard goal.members.contains(userId) else { throw ResourceError.notFound }
-            return [SavingsEvent.MemberRemoved(goalId: goal.id, userId: userId)]
+            return [.memberRemoved(.init(goalId: goal.id, userId: userId))]
         case .change(let change):
             try goal.authorize(actor, to: .manage)
-            return try changed(goal, change).map { [$0] } ?? []
+            return try changed(goal, change).map { [.goalChanged($0)] } ?? []
         case .delete:
             try goal.authorize(actor, to: .manage)
-            return [SavingsEvent.GoalDeleted(goalId: goal.id)]
+            return [.goalDeleted(.init(goalId: goal.id))]
         case .setPlan(let draft):
             try goal.authorize(actor, to: .manage)
             let plan = try parse(draft, currency: goal.currency)
-            return goal.plan.current == plan ? [] : [SavingsEvent.PlanSet(goalId: goal.id, plan: plan)]
+            return goal.plan.current == plan ? [] : [.planSet(.init(goalId: goal.id, plan: plan))]
         case .endPlan:
             try goal.authorize(actor, to: .manage)
-            return goal.plan.current == nil ? [] : [SavingsEvent.PlanEnded(goalId: goal.id, after: now.today)]
+            return goal.plan.current == nil ? [] : [.planEnded(.init(goalId: goal.id, after: now.today))]
         case .invite(let id, let email, let invitee):
             try goal.authorize(actor, to: .manage)
             return try invited(goal, id, email: email, invitee: invitee, at: now.instant)
@@ -64,7 +64,7 @@ public enum SavingsGoalDecider: Decider {
             if invitation.status(at: now.instant) == .accepted {
                 throw ResourceError.conflict("This invitation was accepted: remove the member instead.")
             }
-            return [SavingsEvent.InvitationWithdrawn(goalId: goal.id, invitationId: id)]
+            return [.invitationWithdrawn(.init(goalId: goal.id, invitationId: id))]
         }
     }
 
@@ -73,7 +73,7 @@ public enum SavingsGoalDecider: Decider {
     /// The owner's invitation (the member rule has already said the caller is the owner). An
     /// invitation still pending for the account decides nothing (it stands); one declined or
     /// expired is replaced by the new one.
-    static func invited(_ goal: SavingsGoal, _ id: UUID, email: String, invitee: UUID?, at now: Date) throws -> [any DomainEvent] {
+    static func invited(_ goal: SavingsGoal, _ id: UUID, email: String, invitee: UUID?, at now: Date) throws -> [SavingsEvent] {
         guard Email.isPlausible(Email.normalize(email)) else { throw ValidationFailure("email", "must be an email address") }
         guard let invitee else { throw ValidationFailure("email", "no account has this email") }
         if invitee == goal.ownerId { throw ValidationFailure("email", "is the goal's owner") }
@@ -85,8 +85,8 @@ public enum SavingsGoalDecider: Decider {
         }
         guard !goal.invitations.contains(where: { $0.id == id }) else { throw ResourceError.conflict("An invitation with this id already exists.") }
         let window = SavingsInvitation.window(from: now)
-        return [SavingsEvent.MemberInvited(goalId: goal.id, invitationId: id, userId: invitee, email: email,
-                                           invitedAt: window.invitedAt, expiresAt: window.expiresAt)]
+        return [.memberInvited(.init(goalId: goal.id, invitationId: id, userId: invitee, email: email,
+                                           invitedAt: window.invitedAt, expiresAt: window.expiresAt))]
     }
 
     /// The invitation `id` addressed to `actor`; to anyone else it does not exist.
@@ -95,11 +95,11 @@ public enum SavingsGoalDecider: Decider {
         return invitation
     }
 
-    static func accepted(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [any DomainEvent] {
+    static func accepted(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [SavingsEvent] {
         let invitation = try invitation(goal, id, for: actor)
         switch invitation.status(at: now) {
         case .pending:
-            return [SavingsEvent.InvitationAccepted(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now))]
+            return [.invitationAccepted(.init(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now)))]
         case .accepted:
             return []
         case .declined:
@@ -109,11 +109,11 @@ public enum SavingsGoalDecider: Decider {
         }
     }
 
-    static func declined(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [any DomainEvent] {
+    static func declined(_ goal: SavingsGoal, _ id: UUID, by actor: UUID, at now: Date) throws -> [SavingsEvent] {
         let invitation = try invitation(goal, id, for: actor)
         switch invitation.status(at: now) {
         case .pending:
-            return [SavingsEvent.InvitationDeclined(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now))]
+            return [.invitationDeclined(.init(goalId: goal.id, invitationId: id, userId: actor, at: SavingsInvitation.toTheSecond(now)))]
         case .declined, .expired:
             return []  // nothing to decline any more: it can no longer be accepted
         case .accepted:
@@ -251,48 +251,48 @@ public enum SavingsGoalDecider: Decider {
 
     // MARK: Evolve
 
-    public static func evolve(_ state: SavingsGoal?, _ event: any DomainEvent) -> SavingsGoal? {
-        if let created = event as? SavingsEvent.GoalCreated {
+    public static func evolve(_ state: SavingsGoal?, _ event: SavingsEvent) -> SavingsGoal? {
+        if case .goalCreated(let created) = event {
             return SavingsGoal(id: created.goalId, ownerId: created.ownerId, name: created.name, emoji: created.emoji, currency: created.currency,
                                targetAmount: created.targetAmount, targetDate: created.targetDate)
         }
         guard var goal = state else { return state }
         goal.version += 1
         switch event {
-        case let changed as SavingsEvent.GoalChanged:
+        case .goalCreated:
+            break
+        case .goalChanged(let changed):
             goal.name = changed.name
             goal.emoji = changed.emoji
             goal.targetAmount = changed.targetAmount
             goal.targetDate = changed.targetDate
-        case is SavingsEvent.GoalDeleted:
+        case .goalDeleted:
             return nil
-        case let set as SavingsEvent.PlanSet:
+        case .planSet(let set):
             goal.plan.changes.append(.set(set.plan))
-        case let ended as SavingsEvent.PlanEnded:
+        case .planEnded(let ended):
             goal.plan.changes.append(.ended(after: ended.after))
-        case let added as SavingsEvent.MemberAdded:
+        case .memberAdded(let added):
             goal.members.insert(added.userId)
-        case let invited as SavingsEvent.MemberInvited:
+        case .memberInvited(let invited):
             goal.invitations.removeAll { $0.invitee == invited.userId }
             goal.invitations.append(SavingsInvitation(id: invited.invitationId, invitee: invited.userId, email: invited.email,
                                                       invitedAt: invited.invitedAt, expiresAt: invited.expiresAt))
-        case let accepted as SavingsEvent.InvitationAccepted:
+        case .invitationAccepted(let accepted):
             goal.answer(accepted.invitationId, .accepted, at: accepted.at)
             goal.members.insert(accepted.userId)
-        case let declined as SavingsEvent.InvitationDeclined:
+        case .invitationDeclined(let declined):
             goal.answer(declined.invitationId, .declined, at: declined.at)
-        case let withdrawn as SavingsEvent.InvitationWithdrawn:
+        case .invitationWithdrawn(let withdrawn):
             goal.invitations.removeAll { $0.id == withdrawn.invitationId }
-        case let removed as SavingsEvent.MemberRemoved:
+        case .memberRemoved(let removed):
             goal.members.remove(removed.userId)
             goal.invitations.removeAll { $0.invitee == removed.userId && $0.answer == .accepted }
-        case let m as SavingsEvent.MovementAdded:
+        case .movementAdded(let m):
             goal.movements.append(.init(id: m.movementId, kind: m.kind, amount: m.amount, date: m.date, occurrence: m.occurrence, note: m.note,
                                         actorId: m.actorId, order: goal.version))
-        case let deleted as SavingsEvent.MovementDeleted:
+        case .movementDeleted(let deleted):
             goal.movements.removeAll { $0.id == deleted.movementId }
-        default:
-            break
         }
         return goal
     }

@@ -4,15 +4,15 @@ import Foundation
 public enum TaskDecider: Decider {
     public static let initial: TaskSeries? = nil
 
-    public static func decide(_ state: TaskSeries?, _ command: TaskCommand, _ now: DecisionTime) throws -> [any DomainEvent] {
+    public static func decide(_ state: TaskSeries?, _ command: TaskCommand, _ now: DecisionTime) throws -> [TaskEvent] {
         if case .create(let id, let draft) = command {
             guard state == nil else { throw ResourceError.conflict("A task with this id already exists.") }
             guard draft.title != nil else { throw ValidationFailure("title", "is required") }
             let (due, time) = try parse(draft)
-            return [TaskEvent.Created(
+            return [.created(.init(
                 taskId: id, seriesId: id, title: (draft.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
                 notes: draft.notes, priority: draft.priority ?? 2, dueDate: due, dueTime: time, repeat: draft.repeat,
-                anchorDate: draft.repeat == nil ? nil : due, occurrence: 0)]
+                anchorDate: draft.repeat == nil ? nil : due, occurrence: 0))]
         }
         guard let series = state else { throw ResourceError.notFound }
         switch command {
@@ -20,7 +20,7 @@ public enum TaskDecider: Decider {
             return []
         case .change(let taskId, let change):
             let task = try series.task(taskId)
-            return try changed(task, change, series: series).map { [$0] } ?? []
+            return try changed(task, change, series: series).map { [.changed($0)] } ?? []
         case .complete(let taskId, let nextId):
             let task = try series.task(taskId)
             // A completed task cannot be completed again: the second request decides nothing.
@@ -33,19 +33,19 @@ public enum TaskDecider: Decider {
                     dueDate: due, dueTime: task.dueTime, repeat: rule, anchorDate: anchor, occurrence: occurrence)
             }
             let completed = TaskEvent.Completed(taskId: taskId, completedAt: now.instant, nextTaskId: next?.taskId)
-            return [completed] + (next.map { [$0] } ?? [])
+            return [.completed(completed)] + (next.map { [.created($0)] } ?? [])
         case .uncomplete(let taskId):
             let task = try series.task(taskId)
             guard task.completed else { return [] }
-            var events: [any DomainEvent] = [TaskEvent.Uncompleted(taskId: taskId)]
+            var events: [TaskEvent] = [.uncompleted(.init(taskId: taskId))]
             // The occurrence the completion created goes too, unless someone has touched it.
             if let next = task.nextTaskId, series.tasks[next]?.revision == 1 {
-                events.append(TaskEvent.Deleted(taskId: next))
+                events.append(.deleted(.init(taskId: next)))
             }
             return events
         case .delete(let taskId):
             _ = try series.task(taskId)
-            return [TaskEvent.Deleted(taskId: taskId)]
+            return [.deleted(.init(taskId: taskId))]
         }
     }
 
@@ -84,8 +84,8 @@ public enum TaskDecider: Decider {
         return same ? nil : event
     }
 
-    public static func evolve(_ state: TaskSeries?, _ event: any DomainEvent) -> TaskSeries? {
-        if let created = event as? TaskEvent.Created {
+    public static func evolve(_ state: TaskSeries?, _ event: TaskEvent) -> TaskSeries? {
+        if case .created(let created) = event {
             var series = state ?? TaskSeries(seriesId: created.seriesId, anchor: created.anchorDate, tasks: [:])
             series.tasks[created.taskId] = .init(
                 id: created.taskId, title: created.title, notes: created.notes, priority: created.priority, dueDate: created.dueDate,
@@ -100,7 +100,9 @@ public enum TaskDecider: Decider {
             series.tasks[id] = task
         }
         switch event {
-        case let changed as TaskEvent.Changed:
+        case .created:
+            break
+        case .changed(let changed):
             update(changed.taskId) {
                 $0.title = changed.title
                 $0.notes = changed.notes
@@ -109,20 +111,18 @@ public enum TaskDecider: Decider {
                 $0.dueTime = changed.dueTime
             }
             if let anchor = changed.anchorDate { series.anchor = anchor }
-        case let completed as TaskEvent.Completed:
+        case .completed(let completed):
             update(completed.taskId) {
                 $0.completed = true
                 $0.nextTaskId = completed.nextTaskId
             }
-        case let uncompleted as TaskEvent.Uncompleted:
+        case .uncompleted(let uncompleted):
             update(uncompleted.taskId) {
                 $0.completed = false
                 $0.nextTaskId = nil
             }
-        case let deleted as TaskEvent.Deleted:
+        case .deleted(let deleted):
             series.tasks[deleted.taskId] = nil
-        default:
-            break
         }
         return series
     }

@@ -357,6 +357,35 @@ import TestSupport
         }
     }
 
+    /// A range with only `from` ends `defaultDays` after it, as one with only `to` starts that
+    /// long before it (issue 24: `to` was the logical today, and a `from` over 400 days back was a 422).
+    @Test func aRangeWithOnlyFromEndsItsDefaultLengthAfterIt() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("from@example.com").string("access_token"))
+            let sent = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 500, "2026-03-09T10:00:00Z", "2026-03-09T11:00:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 700, "2025-01-10T10:00:00Z", "2025-01-10T11:00:00Z", source: "Watch", kind: "watch"),
+            ]))
+            let position = try #require(sent.string("position"))
+            let old = try await http.call(.get, "/api/v1/health/daily?from=2025-01-01&metrics=steps&min_position=\(position)", token: token)
+            #expect(old.status == .ok, "\(old.text)")
+            #expect((old.object["days"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2025-01-10"])
+            // 30 days from 2026-02-08 is 2026-03-09 (included); from 2026-02-07, 2026-03-08 is its last.
+            for (from, found) in [("2026-02-08", 1), ("2026-02-07", 0)] {
+                let days = try await http.call(.get, "/api/v1/health/daily?from=\(from)&metrics=steps&min_position=\(position)", token: token)
+                #expect((days.object["days"] as? [Any])?.count == found, "from \(from)")
+            }
+            let heatmap = try await http.call(.get, "/api/v1/health/heatmap?metric=steps&from=2020-01-01&min_position=\(position)", token: token)
+            #expect(heatmap.status == .ok, "\(heatmap.text)")
+            let cells = heatmap.object["days"] as? [[String: Any]] ?? []
+            #expect(cells.count == 365)
+            #expect(cells.last?["date"] as? String == "2020-12-30")
+            for path in ["sleep", "workouts"] {
+                #expect(try await http.call(.get, "/api/v1/health/\(path)?from=2000-01-01", token: token).status == .ok, "\(path)")
+            }
+        }
+    }
+
     @Test func heatmapLevelsAndTrendsAreTheUsersOwn() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
             let token = try #require(try await http.register("trends@example.com").string("access_token"))

@@ -138,9 +138,10 @@ public struct HealthArea: Area {
             default: throw ValidationFailure("status", "must be open, acknowledged or all")
             }
             let (from, to) = (try request.queryDate("from"), try request.queryDate("to"))
-            if let from, let to, from > to { throw ValidationFailure("from", "must not be after to") }
             return try await Self.read(request, context, health, model: .audit) { asOf in
-                let found = try await health.findings(context.userId, from: from, to: to, statuses: statuses)
+                // Filters, not a range: from after to matches nothing, as a transaction filter does.
+                let inverted = if let from, let to { from > to } else { false }
+                let found = inverted ? [] : try await health.findings(context.userId, from: from, to: to, statuses: statuses)
                 return FindingsDTO(asOfPosition: asOf.description, items: try found.map { try FindingDTO($0, language: language) })
             }
         }
@@ -213,11 +214,20 @@ public struct HealthArea: Area {
         return HealthIngestionDTO(try await health.ingest(context.command(), deviceId: context.deviceId, intake, format: format))
     }
 
-    /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical today.
+    /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical
+    /// today; with only one of them, the `defaultDays` from or up to it (so a `from` alone never
+    /// makes a window longer than allowed).
     static func range(_ request: Request, _ context: UserRequestContext, _ health: HealthService, defaultDays: Int = 30) async throws -> (LocalDate, LocalDate) {
+        let givenFrom = try request.queryDate("from")
         let to: LocalDate
-        if let given = try request.queryDate("to") { to = given } else { to = try await health.logicalToday(context.userId) }
-        let from = try request.queryDate("from") ?? to.adding(days: -(defaultDays - 1))
+        if let given = try request.queryDate("to") {
+            to = given
+        } else if let givenFrom {
+            to = givenFrom.adding(days: defaultDays - 1)
+        } else {
+            to = try await health.logicalToday(context.userId)
+        }
+        let from = givenFrom ?? to.adding(days: -(defaultDays - 1))
         guard from <= to else { throw ValidationFailure("from", "must not be after to") }
         guard from.days(until: to) < 400 else { throw ValidationFailure("to", "must be within 400 days of from") }
         return (from, to)

@@ -25,7 +25,9 @@ public struct HealthArea: Area {
         let health = self.health
         let ingest = api.group("ingest", context: IngestionRequestContext.self)
         ingest.post("health") { request, context in
-            try await Self.ingest(request, context, health, format: "native", fieldRules: true) { try NativeHealthFormat.decode($0) }
+            // Half a surrogate pair anywhere stops JSONSerialization, so it is named first; a NUL
+            // is the item's error where the reader keeps the string (NativeHealthFormat).
+            try await Self.ingest(request, context, health, format: "native", rules: [.surrogates, .digits]) { try NativeHealthFormat.decode($0) }
         }
         ingest.post("health-auto-export") { request, context in
             try await Self.ingest(request, context, health, format: "health_auto_export") { try HealthAutoExportFormat.decode($0) }
@@ -196,7 +198,7 @@ public struct HealthArea: Area {
 
     /// Checks the JSON, decodes with `decode`, refuses a batch over the limit, and ingests.
     static func ingest(
-        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String, fieldRules: Bool = false,
+        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String, rules: StrictJSON.Rules = [],
         decode: (Data) throws -> HealthIntake
     ) async throws -> HealthIngestionDTO {
         var request = request
@@ -205,7 +207,7 @@ public struct HealthArea: Area {
         let data = Data(buffer: body)
         // Every format is JSON; the exporters' own formats are read leniently past that (a NUL
         // in a field nobody reads is no reason to lose a batch).
-        try StrictJSON.check(data, fieldRules: fieldRules)
+        try StrictJSON.check(data, rules: rules)
         let intake = try decode(data)
         guard intake.received <= maxItems else {
             throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,

@@ -56,7 +56,9 @@ enum Cursor {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(T.self, from: data), value.isPlausible else {
-            throw Problem.badRequest("The cursor is not one this server gave out.")
+            var problem = Problem.badRequest("The cursor is not one this server gave out.")
+            problem.errors = [.init(field: "cursor", message: "is not one this server gave out")]
+            throw problem
         }
         return value
     }

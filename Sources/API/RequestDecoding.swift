@@ -26,7 +26,7 @@ extension Request {
 enum JSONBody {
     /// Foundation's decoder refuses a number that does not fit its field (1.5 for a whole
     /// number, 1e400) as corrupt data at the root, naming no field.
-    static func isUnnamedRefusal(_ error: DecodingError) -> Bool {
+    static func isUnnamedRefusal(_ error: DecodingError?) -> Bool {
         if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { return true }
         return false
     }
@@ -116,6 +116,17 @@ struct StrictDecoder: Decoder {
         return text
     }
 
+    /// A value JSONDecoder reads itself; a number no Decimal holds (1e400, 5e-324) is named, as
+    /// out of range, where JSONDecoder names nothing.
+    static func decimal<T>(_ type: T.Type, at path: [any CodingKey], _ read: () throws -> T) throws -> T {
+        guard type == Decimal.self else { return try read() }
+        do {
+            return try read()
+        } catch let error where !(error is DecodingError) || JSONBody.isUnnamedRefusal(error as? DecodingError) {
+            throw ValidationFailure(ProblemMapping.field(path), "is out of range")
+        }
+    }
+
     static func notNull(_ type: Any.Type, at path: [any CodingKey]) -> DecodingError {
         .valueNotFound(type, .init(codingPath: path, debugDescription: "null where a value is needed"))
     }
@@ -152,7 +163,9 @@ struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        if StrictDecoder.decodedByBase(type) { return try base.decode(type, forKey: key) }
+        if StrictDecoder.decodedByBase(type) {
+            return try StrictDecoder.decimal(type, at: codingPath + [key]) { try base.decode(type, forKey: key) }
+        }
         // JSONDecoder's own answers for a missing key or a null, before reading the value through this decoder.
         guard base.contains(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value for \(key.stringValue)"))
@@ -228,8 +241,8 @@ struct StrictUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if StrictDecoder.decodedByBase(type) { return try base.decode(type) }
         let path = codingPath + [ArrayIndex(currentIndex)]
+        if StrictDecoder.decodedByBase(type) { return try StrictDecoder.decimal(type, at: path) { try base.decode(type) } }
         if !isAtEnd, try decodeNil() { throw StrictDecoder.notNull(type, at: path) }
         return try T(from: StrictDecoder(try base.superDecoder()))
     }
@@ -281,7 +294,7 @@ struct StrictSingleValueContainer: SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if StrictDecoder.decodedByBase(type) { return try base.decode(type) }
+        if StrictDecoder.decodedByBase(type) { return try StrictDecoder.decimal(type, at: codingPath) { try base.decode(type) } }
         if base.decodeNil() { throw StrictDecoder.notNull(type, at: codingPath) }
         return try T(from: decoder)
     }

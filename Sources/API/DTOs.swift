@@ -87,21 +87,23 @@ enum ETag {
     static func header(_ version: Int64) -> String { "\"\(version)\"" }
 
     /// The version `If-Match` asks for; nil for none or `*`. The header is one entity-tag (RFC
-    /// 9110 §8.8.3): a well-formed tag this server never gave out (`"abc"`, `"-1"`) matches no
+    /// 9110 §8.8.3), or a bare version number (a client that left out the quotes names the same
+    /// version): a well-formed tag this server never gave out (`"abc"`, `"-1"`) matches no
     /// version, so the change answers 412; anything else, a list included, is a client's bug
     /// that no reload fixes, so 400. The tag names a version of the resource, not its bytes, so
     /// a weak form (`W/"3"`, as a compressing proxy such as nginx rewrites it) names the same version.
     static func ifMatch(_ request: Request) throws -> Int64? {
         guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
         let tag = raw.hasPrefix("W/") ? raw.utf8.dropFirst(2) : raw.utf8.dropFirst(0)
+        let digits = { (text: Substring.UTF8View) in !text.isEmpty && text.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        if digits(tag) { return Int64(String(decoding: tag, as: UTF8.self)) ?? noVersion }
         // opaque-tag = DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E (obs-text is not taken).
         guard tag.count >= 2, tag.first == UInt8(ascii: "\""), tag.last == UInt8(ascii: "\""),
               tag.dropFirst().dropLast().allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) }) else {
             throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on, such as \"3\", or *.")
         }
         let opaque = tag.dropFirst().dropLast()
-        guard !opaque.isEmpty, opaque.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let version = Int64(String(decoding: opaque, as: UTF8.self)) else { return noVersion }
+        guard digits(opaque), let version = Int64(String(decoding: opaque, as: UTF8.self)) else { return noVersion }
         return version
     }
 

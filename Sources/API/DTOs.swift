@@ -20,11 +20,12 @@ extension Request {
     }
 
     /// A query parameter that must be a date as YYYY-MM-DD within `LocalDate.accepted` (422
-    /// naming it otherwise); nil when absent. With `windowCheckedLater`, any date is taken: the
-    /// caller checks a narrower window of its own and says so in its own words (habits).
+    /// naming it otherwise); nil when absent. With `windowCheckedLater`, any date from the
+    /// range's start on is taken: the caller checks a narrower future of its own and says so in
+    /// its own words (habits, a year ahead).
     func queryDate(_ name: String, windowCheckedLater: Bool = false) throws -> LocalDate? {
         guard let raw = query(name) else { return nil }
-        if windowCheckedLater, let date = LocalDate(raw) { return date }
+        if windowCheckedLater, let date = LocalDate(raw), date >= LocalDate.accepted.lowerBound { return date }
         guard let date = LocalDate(input: raw) else { throw ValidationFailure(name, LocalDate.inputRule) }
         return date
     }

@@ -86,6 +86,10 @@ import TestSupport
             #expect(far.status == .unprocessableContent)
             #expect(far.text.contains("2027-05-07"))
             #expect(try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-08", token: token).status == .unprocessableContent)
+            // A date before 1900 is no client date, here as everywhere (issue 24: it was a 200).
+            let ancient = try await http.call(.get, "/api/v1/habits?date=1899-12-31", token: token)
+            #expect(ancient.status == .unprocessableContent)
+            #expect(ancient.fieldErrors == ["date"])
             let planned = try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-07", token: token)
             #expect(planned.status == .ok)
             #expect(planned.object["due_today"] as? Bool == true)

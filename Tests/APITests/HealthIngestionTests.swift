@@ -446,6 +446,11 @@ import TestSupport
             for path in ["sleep", "workouts"] {
                 #expect(try await http.call(.get, "/api/v1/health/\(path)?from=2000-01-01", token: token).status == .ok, "\(path)")
             }
+            // metrics: names and commas, spaces around a name allowed, as the document's pattern says.
+            for (query, status) in [("%20steps%20,%20distance%20", 200), ("", 200), ("steps,,distance", 422), ("steps%09", 422), ("steps,", 422)] {
+                let answer = try await http.call(.get, "/api/v1/health/daily?metrics=\(query)", token: token)
+                #expect(answer.status.code == status, "metrics=\(query): \(answer.text)")
+            }
         }
     }
 

@@ -248,11 +248,13 @@ public struct HealthArea: Area {
         return metric
     }
 
-    /// `?metrics=steps,heart_rate`; every metric when absent.
+    /// `?metrics=steps,heart_rate`, spaces around a name allowed; every metric when absent or empty.
+    /// Exactly the document's pattern: an empty name between two commas is no metric.
     static func metrics(_ request: Request) throws -> [HealthMetric] {
         guard let raw = request.query("metrics"), !raw.isEmpty else { return HealthMetric.allCases }
-        return try raw.split(separator: ",").map { name in
-            guard let metric = HealthMetric(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+        return try raw.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            let trimmed = name.drop { $0 == " " }
+            guard let metric = HealthMetric(rawValue: String(trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count))) else {
                 throw ValidationFailure("metrics", "\(name) is not a metric; known: \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return metric

@@ -27,17 +27,23 @@ public enum HealthAutoExportFormat {
             throw HealthFormatError("the body must be a JSON object: {\"data\": {\"metrics\": [...], \"workouts\": [...]}}")
         }
         // The app wraps everything in "data"; a body without the wrapper is read the same way.
+        // Past the lists themselves everything is lenient; the lists are the format.
+        if root["data"] != nil, !(root["data"] is [String: Any]) { throw HealthFormatError("data must be an object") }
         let data = root["data"] as? [String: Any] ?? root
         guard data["metrics"] != nil || data["workouts"] != nil else {
             throw HealthFormatError("the body has neither data.metrics nor data.workouts")
         }
+        for key in ["metrics", "workouts"] where data[key] != nil && !(data[key] is [Any]) {
+            throw HealthFormatError("data.\(key) must be an array")
+        }
         var intake = HealthIntake()
         for (m, item) in ((data["metrics"] as? [Any]) ?? []).enumerated() {
-            guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased() else {
+            // A metric without a name or a list of points is not one lifelog can read: skipped.
+            guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased(),
+                  let points = metric["data"] as? [Any] else {
                 intake.skipped += 1
                 continue
             }
-            let points = (metric["data"] as? [Any]) ?? []
             let units = metric["units"] as? String
             if name == "sleep_analysis" {
                 for (p, point) in points.enumerated() { sleep(point, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake) }

@@ -83,14 +83,14 @@ public enum NativeHealthFormat {
             return kept(text, key)
         }
 
-        /// Absent (or null) is nil; anything but a string is the item's error.
+        /// Absent is nil; anything but a string (null included: nothing here is nullable) is the item's error.
         mutating func optionalString(_ key: String) -> String? {
             optionalString(key, in: object, field: key)
         }
 
         mutating func optionalString(_ key: String, in object: [String: Any]?, field: String) -> String? {
-            guard let raw = object?[key], !(raw is NSNull) else { return nil }
-            guard let text = raw as? String else { fail(field, "must be a string"); return nil }
+            guard let raw = object?[key] else { return nil }
+            guard let text = raw as? String else { fail(field, raw is NSNull ? "must not be null" : "must be a string"); return nil }
             return kept(text, field)
         }
 
@@ -107,8 +107,8 @@ public enum NativeHealthFormat {
         }
 
         mutating func optionalNumber(_ key: String) -> Double? {
-            guard let raw = object?[key], !(raw is NSNull) else { return nil }
-            guard let value = Self.double(raw) else { fail(key, "must be a number"); return nil }
+            guard let raw = object?[key] else { return nil }
+            guard let value = Self.double(raw) else { fail(key, raw is NSNull ? "must not be null" : "must be a number"); return nil }
             return value
         }
 

@@ -20,11 +20,12 @@ extension Request {
     }
 
     /// A query parameter that must be a date as YYYY-MM-DD within `LocalDate.accepted` (422
-    /// naming it otherwise); nil when absent. With `windowCheckedLater`, any date is taken: the
-    /// caller checks a narrower window of its own and says so in its own words (habits).
+    /// naming it otherwise); nil when absent. With `windowCheckedLater`, any date from the
+    /// range's start on is taken: the caller checks a narrower future of its own and says so in
+    /// its own words (habits, a year ahead).
     func queryDate(_ name: String, windowCheckedLater: Bool = false) throws -> LocalDate? {
         guard let raw = query(name) else { return nil }
-        if windowCheckedLater, let date = LocalDate(raw) { return date }
+        if windowCheckedLater, let date = LocalDate(raw), date >= LocalDate.accepted.lowerBound { return date }
         guard let date = LocalDate(input: raw) else { throw ValidationFailure(name, LocalDate.inputRule) }
         return date
     }
@@ -56,7 +57,9 @@ enum Cursor {
         var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let value = try? JSONDecoder().decode(T.self, from: data), value.isPlausible else {
-            throw Problem.badRequest("The cursor is not one this server gave out.")
+            var problem = Problem.badRequest("The cursor is not one this server gave out.")
+            problem.errors = [.init(field: "cursor", message: "is not one this server gave out")]
+            throw problem
         }
         return value
     }
@@ -84,15 +87,24 @@ extension RequestContext {
 enum ETag {
     static func header(_ version: Int64) -> String { "\"\(version)\"" }
 
-    /// The version `If-Match` asks for; nil for none or `*`. A tag this server never gave out
-    /// matches no version, so the change answers 412 rather than 400. The tag names a version of
-    /// the resource, not its bytes, so a weak form (`W/"3"`, as a compressing proxy such as nginx
-    /// rewrites it) names the same version and matches. One tag per request: a list is a 400.
+    /// The version `If-Match` asks for; nil for none or `*`. The header is one entity-tag (RFC
+    /// 9110 §8.8.3), or a bare version number (a client that left out the quotes names the same
+    /// version): a well-formed tag this server never gave out (`"abc"`, `"-1"`) matches no
+    /// version, so the change answers 412; anything else, a list included, is a client's bug
+    /// that no reload fixes, so 400. The tag names a version of the resource, not its bytes, so
+    /// a weak form (`W/"3"`, as a compressing proxy such as nginx rewrites it) names the same version.
     static func ifMatch(_ request: Request) throws -> Int64? {
         guard let raw = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), raw != "*" else { return nil }
-        guard !raw.isEmpty, !raw.contains(",") else { throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on.") }
-        let tag = raw.hasPrefix("W/") ? String(raw.dropFirst(2)) : raw
-        guard let version = Int64(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))), version >= 0 else { return noVersion }
+        let tag = raw.hasPrefix("W/") ? raw.utf8.dropFirst(2) : raw.utf8.dropFirst(0)
+        let digits = { (text: Substring.UTF8View) in !text.isEmpty && text.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        if digits(tag) { return Int64(String(decoding: tag, as: UTF8.self)) ?? noVersion }
+        // opaque-tag = DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E (obs-text is not taken).
+        guard tag.count >= 2, tag.first == UInt8(ascii: "\""), tag.last == UInt8(ascii: "\""),
+              tag.dropFirst().dropLast().allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) }) else {
+            throw Problem.badRequest("If-Match takes the one ETag of the version the change is based on, such as \"3\", or *.")
+        }
+        let opaque = tag.dropFirst().dropLast()
+        guard digits(opaque), let version = Int64(String(decoding: opaque, as: UTF8.self)) else { return noVersion }
         return version
     }
 

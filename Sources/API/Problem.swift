@@ -141,8 +141,11 @@ public enum ProblemMapping {
             switch decoding {
             case .keyNotFound(let key, let context):
                 return .invalid([Problem.FieldError(field: path(context.codingPath + [key]), message: "is required")])
-            case .typeMismatch(_, let context), .valueNotFound(_, let context):
-                return .invalid([Problem.FieldError(field: path(context.codingPath), message: "has the wrong type")])
+            case .typeMismatch(_, let context):
+                return .invalid([Problem.FieldError(field: field(context.codingPath), message: "has the wrong type")])
+            case .valueNotFound(_, let context):
+                // An explicit null where the document allows none.
+                return .invalid([Problem.FieldError(field: field(context.codingPath), message: "must not be null")])
             case .dataCorrupted(let context) where !context.codingPath.isEmpty:
                 return .invalid([Problem.FieldError(field: path(context.codingPath), message: "is not valid")])
             default:
@@ -189,6 +192,11 @@ public enum ProblemMapping {
                 : "Field \(path(context.codingPath)) is not valid."
         default: "The body could not be read."
         }
+    }
+
+    /// A field's name in an answer; the body itself when the path is empty.
+    static func field(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "body" : path(keys)
     }
 
     static func path(_ keys: [any CodingKey]) -> String {

@@ -48,7 +48,7 @@ struct ImportCommand: AsyncParsableCommand {
             let terminal = isatty(2) == 1
             var lastDrawn = ContinuousClock.now
             let context = CommandContext(userId: userId)
-            func pending(_ intake: HealthIntake) -> Int { intake.samples.count + intake.sleep.count + intake.workouts.count + intake.errors.count + intake.skipped }
+            func pending(_ intake: HealthIntake) -> Int { intake.samples.count + intake.sleep.count + intake.workouts.count + intake.rejected + intake.skipped }
             func decide(_ intake: HealthIntake, after previous: HealthService.IngestAhead?) async throws -> HealthService.IngestAhead? {
                 do { return try await health.decideAhead(context, deviceId: nil, intake, format: "apple_export", after: previous) } catch EventStoreError.wrongExpectedVersion { return nil }
             }

@@ -44,7 +44,7 @@ struct UsersCommand: AsyncParsableCommand {
             guard let password = readLine(strippingNewline: true), !password.isEmpty else { throw CLIError("no password on standard input") }
             let registration = SessionService.Registration(
                 email: email, password: password, name: name ?? String(email.split(separator: "@").first ?? "user"),
-                timezone: timezone, language: language, currency: currency)
+                timezone: timezone, language: language, currency: currency?.uppercased())
             let user = try await UsersCommand.withAccounts { accounts in try await accounts.sessions.register(registration).0 }
             print("created \(user.profile.email) (\(user.id.uuidString.lowercased()))")
         }

@@ -44,6 +44,12 @@ import TestSupport
             #expect(fields == ["email", "password", "timezone", "language", "currency"])
             let missing = try await http.call(.post, "/api/v1/auth/register", json: #"{"email":"a@b.co"}"#)
             #expect(missing.status == .unprocessableContent)
+            // A currency in capitals only, as everywhere else (issue 24: "eur" was uppercased here
+            // alone, so the document could not say which codes are taken).
+            let lower = try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"lower@example.com","password":"correct horse battery","name":"A","timezone":"UTC","currency":"eur"}"#)
+            #expect(lower.status == .unprocessableContent)
+            #expect(lower.fieldErrors == ["currency"])
             let notJSON = try await http.call(.post, "/api/v1/auth/register", json: "{nope")
             #expect(notJSON.status == .badRequest)
             // Nothing was stored by any of these.

@@ -169,6 +169,53 @@ import TestSupport
         }
     }
 
+    /// If-Match is one entity-tag (RFC 9110; a bare version number names the same version): a well-formed tag of another version is 412, which
+    /// a reload fixes; a header that is no tag at all is a client's bug, 400 (issue 24: it was
+    /// 412, which told the client to reload and try the same bytes again). Either changes nothing.
+    @Test func aMalformedIfMatchIs400AndAForeignTag412() async throws {
+        try await AppHarness.with(now: Self.now) { harness, http in
+            let user = try await register(http, "tags@example.com")
+            let created = try await http.call(.post, "/api/v1/tasks", token: user.token, json: #"{"title":"Call"}"#)
+            let id = try #require(created.string("id"))
+            for tag in ["{}", "2\"", "\"3", "-1", "3a", "--z)`q#L%&F>Y", "\"a\"b\"", "\"1\" \"2\"", "w/\"1\""] {
+                let answer = try await http.call(.patch, "/api/v1/tasks/\(id)", token: user.token, headers: [.ifMatch: tag], json: #"{"title":"X"}"#)
+                #expect(answer.status == .badRequest, "If-Match: \(tag)")
+                #expect(answer.headers[.contentType] == "application/problem+json")
+            }
+            for tag in ["\"9\"", "W/\"9\"", "9", "W/9", "\"abc\"", "\"\"", "\"-1\"", "\"99999999999999999999\""] {
+                let answer = try await http.call(.patch, "/api/v1/tasks/\(id)", token: user.token, headers: [.ifMatch: tag], json: #"{"title":"X"}"#)
+                #expect(answer.status == .preconditionFailed, "If-Match: \(tag)")
+            }
+            let version = try #require(created.headers[.eTag])
+            // The tag, its weak form, or the bare number a client that left out the quotes sends.
+            for tag in ["*", version, "W/\(version)", version.filter(\.isNumber)] {
+                #expect(try await http.call(.patch, "/api/v1/tasks/\(id)", token: user.token, headers: [.ifMatch: tag], json: #"{"title":"Call"}"#).status == .ok)
+            }
+            #expect(try await http.call(.get, "/api/v1/tasks/\(id)", token: user.token).string("title") == "Call")
+            #expect(try await events("task.changed", of: user, harness.client) == 0)
+        }
+    }
+
+    /// A change the rules refuse is 422 whatever version it names: a reload would not make it
+    /// valid, so a stale If-Match does not hide the reason behind a 412 (as a member's 403 is not).
+    @Test func aChangeTheRulesRefuseIs422EvenWithAStaleIfMatch() async throws {
+        try await AppHarness.with(now: Self.now) { _, http in
+            let user = try await register(http, "refused@example.com")
+            let created = try await http.call(.post, "/api/v1/habits", token: user.token,
+                                              json: #"{"name":"Walk","kind":"numeric","target":5,"unit":"km","schedule":{"type":"daily"}}"#)
+            let id = try #require(created.string("id"))
+            #expect(try await http.call(.patch, "/api/v1/habits/\(id)", token: user.token, json: #"{"name":"Stroll"}"#).status == .ok)
+            let stale = try #require(created.headers[.eTag])
+            let refused = try await http.call(.patch, "/api/v1/habits/\(id)", token: user.token, headers: [.ifMatch: stale], json: #"{"target":1000000001}"#)
+            #expect(refused.status == .unprocessableContent, "\(refused.text)")
+            #expect(refused.fieldErrors == ["target"])
+            // A valid change on the stale version is still 412, and the habit keeps its target.
+            let valid = try await http.call(.patch, "/api/v1/habits/\(id)", token: user.token, headers: [.ifMatch: stale], json: #"{"target":6}"#)
+            #expect(valid.status == .preconditionFailed)
+            #expect(try await http.call(.get, "/api/v1/habits/\(id)", token: user.token).object["target"] as? Double == 5)
+        }
+    }
+
     /// If-Match on a habit or task that is not there (or is another user's) is 404, not 412.
     @Test func ifMatchOnAMissingResourceIsNotFound() async throws {
         try await AppHarness.with(now: Self.now) { _, http in

@@ -79,6 +79,13 @@ import TestSupport
             // The same figures from a period that is not a whole month (added up from the rows).
             let period = try await http.call(.get, "/api/v1/finance/summary?from=2026-01-01&to=2026-01-31", token: token)
             #expect(Self.currencies(period).first?["expense"] as? String == "30.00")
+            // One bound alone reaches its month's edge (issue 24: it was a 422 asking for the other).
+            for (query, from, to) in [("to=2026-01-20", "2026-01-01", "2026-01-20"), ("from=2026-01-10", "2026-01-10", "2026-01-31")] {
+                let half = try await http.call(.get, "/api/v1/finance/summary?\(query)", token: token)
+                #expect(half.status == .ok, "\(query): \(half.text)")
+                let shown = half.object["period"] as? [String: Any]
+                #expect(shown?["from"] as? String == from && shown?["to"] as? String == to, "\(query)")
+            }
         }
     }
 

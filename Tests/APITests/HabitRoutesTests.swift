@@ -86,6 +86,10 @@ import TestSupport
             #expect(far.status == .unprocessableContent)
             #expect(far.text.contains("2027-05-07"))
             #expect(try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-08", token: token).status == .unprocessableContent)
+            // A date before 1900 is no client date, here as everywhere (issue 24: it was a 200).
+            let ancient = try await http.call(.get, "/api/v1/habits?date=1899-12-31", token: token)
+            #expect(ancient.status == .unprocessableContent)
+            #expect(ancient.fieldErrors == ["date"])
             let planned = try await http.call(.get, "/api/v1/habits/\(id)?date=2027-05-07", token: token)
             #expect(planned.status == .ok)
             #expect(planned.object["due_today"] as? Bool == true)
@@ -98,12 +102,15 @@ import TestSupport
 
             // Amounts are above 0 and at most a billion; decorations are short.
             let water = try await create(http, token, #"{"name":"Water","kind":"numeric","target":2000,"unit":"ml","schedule":{"type":"daily"}}"#)
-            for value in ["1000000001", "1.5e128", "-1"] {
+            for value in ["1000000001", "1.5e128", "-1", "0.0009", "5e-324"] {
                 let logged = try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":\#(value)}"#)
                 #expect(logged.status == .unprocessableContent, "\(value)")
-                #expect(logged.text.contains("value"), "\(value)")
+                #expect(logged.fieldErrors == ["value"], "\(value)")
+                // A number is refused for its size, never as "not a whole number" (a Decimal field takes fractions).
+                #expect(!logged.text.contains("whole"), "\(value): \(logged.text)")
             }
             #expect(try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":1000000000}"#).status == .created)
+            #expect(try await http.call(.post, "/api/v1/habits/\(water)/logs", token: token, json: #"{"value":0.001}"#).status == .created)
             let huge = try await http.call(.post, "/api/v1/habits", token: token,
                 json: #"{"name":"Huge","kind":"numeric","target":1e12,"unit":"\#(String(repeating: "m", count: 33))","schedule":{"type":"daily"}}"#)
             #expect(huge.status == .unprocessableContent)

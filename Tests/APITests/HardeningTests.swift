@@ -101,6 +101,78 @@ import TestSupport
         }
     }
 
+    /// The string rules hold for what a route reads (issue 24): a NUL or half a surrogate pair
+    /// in a member no route reads is ignored, as any unknown member is; in a field it reads it
+    /// is a 422 naming that field, and nothing is stored.
+    @Test func stringRulesHoldForTheFieldsARouteReadsOnly() async throws {
+        try await AppHarness.with { harness, http in
+            let registered = try await http.register("strings@example.com")
+            let token = try #require(registered.string("access_token"))
+            let refresh = try #require(registered.string("refresh_token"))
+            let ignored = try await http.call(.post, "/api/v1/tasks", token: token,
+                json: #"{"title":"a","x":"\u0000","\u0000":[{"n\u0000":"\ud800"}],"y":"\udc00z"}"#)
+            #expect(ignored.status == .created, "\(ignored.text)")
+            let renewed = try await http.call(.post, "/api/v1/auth/refresh",
+                json: #"{"\b\udabb\udd10":[true,{"n\u001a\u0000c":["x"]}],"refresh_token":"\#(refresh)"}"#)
+            #expect(renewed.status == .ok, "\(renewed.text)")
+            for (body, field, message) in [
+                (#"{"title":"x\u0000y"}"#, "title", "contains a NUL character"),
+                (#"{"title":"a","notes":"\ud83d"}"#, "notes", "contains half of a UTF-16 surrogate pair"),
+                (#"{"title":"a","due_date":"2026-01-01","repeat":{"every":"we\udc00k"}}"#, "repeat.every", "contains half of a UTF-16 surrogate pair"),
+            ] {
+                let refused = try await http.call(.post, "/api/v1/tasks", token: token, json: body)
+                #expect(refused.status == .unprocessableContent, "\(body): \(refused.text)")
+                #expect(refused.fieldErrors == [field], "\(body)")
+                #expect(refused.string("detail") == "\(field): \(message)", "\(body)")
+            }
+            let tasks = try await http.call(.get, "/api/v1/tasks", token: token)
+            #expect((tasks.object["items"] as? [Any])?.count == 1)
+        }
+    }
+
+    /// `null` only where the document marks a field nullable (issue 24): elsewhere it is a 422
+    /// naming the field, not the same as leaving it out; in a PATCH null still clears what the
+    /// document says it clears. Nothing of a refused request is stored.
+    @Test func nullIsRefusedWhereTheDocumentAllowsNone() async throws {
+        try await AppHarness.with { harness, http in
+            let nullCurrency = try await http.call(.post, "/api/v1/auth/register",
+                json: #"{"email":"null@example.com","password":"correct horse battery","name":"N","timezone":"UTC","currency":null}"#)
+            #expect(nullCurrency.status == .unprocessableContent, "\(nullCurrency.text)")
+            #expect(nullCurrency.string("detail") == "currency: must not be null")
+            let token = try #require(try await http.register("null@example.com").string("access_token"))
+            let version = try #require(try await http.call(.get, "/api/v1/me", token: token).headers[.eTag])
+            for (method, path, body, field) in [
+                (HTTPRequest.Method.patch, "/api/v1/me", #"{"name":null,"timezone":"UTC"}"#, "name"),
+                (.patch, "/api/v1/me", #"{"reminders":null}"#, "reminders"),
+                (.patch, "/api/v1/me", #"{"reminders":{"morning_time":null}}"#, "reminders.morning_time"),
+                (.post, "/api/v1/tasks", #"{"title":"a","notes":null}"#, "notes"),
+                (.post, "/api/v1/habits", #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"},"emoji":null}"#, "emoji"),
+                (.post, "/api/v1/finance/transactions", #"{"kind":"expense","amount":"1.00","currency":null}"#, "currency"),
+                (.put, "/api/v1/health/manual/steps/2026-03-09", #"{"value":10,"unit":null}"#, "unit"),
+                (.post, "/api/v1/tasks", #"{"title":null}"#, "title"),
+            ] {
+                let refused = try await http.call(method, path, token: token, json: body)
+                #expect(refused.status == .unprocessableContent, "\(path) \(body): \(refused.text)")
+                #expect(refused.string("detail") == "\(field): must not be null", "\(path) \(body)")
+            }
+            let me = try await http.call(.get, "/api/v1/me", token: token)
+            #expect(me.headers[.eTag] == version)
+            #expect(me.string("timezone") == "Europe/Belgrade")
+            #expect((try await http.call(.get, "/api/v1/tasks", token: token).object["items"] as? [Any])?.isEmpty == true)
+            #expect(try await harness.count("SELECT count(*) FROM events WHERE event_type NOT LIKE 'user.%' AND event_type NOT LIKE 'device.%'") == 0)
+            // Where the document says nullable, null is taken: a task's notes cleared, a freeze without a reason.
+            let task = try await http.call(.post, "/api/v1/tasks", token: token, json: #"{"title":"a","notes":"n"}"#)
+            let cleared = try await http.call(.patch, "/api/v1/tasks/\(try #require(task.string("id")))", token: token, json: #"{"notes":null}"#)
+            #expect(cleared.status == .ok)
+            #expect(cleared.object["notes"] == nil)
+            let habit = try await http.call(.post, "/api/v1/habits", token: token, json: #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"}}"#)
+            let today = try #require(habit.string("start_date"))
+            let freeze = try await http.call(.post, "/api/v1/habits/\(try #require(habit.string("id")))/freezes", token: token,
+                                             json: #"{"from":"\#(today)","to":"\#(today)","reason":null}"#)
+            #expect(freeze.status == .created, "\(freeze.text)")
+        }
+    }
+
     /// The fingerprint kept for an Idempotency-Key is keyed: a dump of the table and a guess at
     /// a new password cannot be checked against it with a plain hash.
     @Test func idempotencyFingerprintsOfPasswordChangesAreKeyed() async throws {

@@ -66,6 +66,10 @@ import TestSupport
             #expect(found.first?["from"] as? String == "2026-05-20")
             #expect(found.first?["to"] as? String == "2026-05-25")
             #expect(found.first?["severity"] as? String == "warning")
+            // from and to are filters: inverted, they match nothing, even a finding spanning both (issue 24: it was a 422).
+            let inverted = try await http.call(.get, "/api/v1/health/quality?status=all&from=2026-05-24&to=2026-05-21&min_position=\(late)", token: token)
+            #expect(inverted.status == .ok, "\(inverted.text)")
+            #expect((inverted.object["items"] as? [Any])?.isEmpty == true)
         }
     }
 

@@ -105,10 +105,46 @@ import TestSupport
         }
     }
 
+    /// Issue 24 item 9: `rejected` and `received` count items, not error entries (an item with
+    /// four wrong fields is one item); every error's `index` is its item's place in the request's
+    /// array, also when an item before it failed to decode; a uuid over its 100 characters is the
+    /// item's error (it was stored without its uuid); a mistyped optional field is an error, not
+    /// ignored; a NUL in a member nothing reads is ignored, in a kept string it is the item's error.
+    @Test func rejectedCountsItemsAndEveryErrorCarriesItsItemsIndex() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("counted@example.com").string("access_token"))
+            let longId = String(repeating: "a", count: 101)
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                #"{"metric":5,"value":"x","start":"soon","end":null,"source":{"name":"Watch"},"x":"\u0000"}"#,
+                Self.sample("heart_rate", 400, "2026-03-09T08:00:00Z", "2026-03-09T08:00:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 100, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: longId),
+                Self.sample("steps", 100, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", unit: "count"),
+                #"{"metric":"steps","value":1,"unit":7,"start":"2026-03-09T09:00:00Z","end":"2026-03-09T09:10:00Z","source":{"name":"W\u0000"}}"#,
+            ], sleep: [
+                #"{"stage":"deep","start":1,"end":2,"source":{}}"#,
+                #"{"stage":"nap","start":"2026-03-09T01:00:00Z","end":"2026-03-09T02:00:00Z","source":{"name":"Ring","kind":"ring"}}"#,
+            ], deletions: ["", longId, "kept-uuid"]))
+            #expect(answer.status == .ok, "\(answer.text)")
+            #expect(Self.counts(answer) == ["received": 10, "inserted": 1, "updated": 0, "duplicates": 0, "deleted": 0, "rejected": 8, "skipped": 1])
+            let errors = answer.object["errors"] as? [[String: Any]] ?? []
+            let byField = Dictionary(errors.map { ($0["field"] as? String ?? "", $0["index"] as? Int ?? -1) }, uniquingKeysWith: { first, _ in first })
+            #expect(Set(errors.compactMap { $0["field"] as? String }.filter { $0.hasPrefix("samples[0].") })
+                == ["samples[0].metric", "samples[0].value", "samples[0].start", "samples[0].end"])
+            #expect(byField["samples[1].value"] == 1)
+            #expect(byField["samples[2].uuid"] == 2)
+            #expect(byField["samples[4].unit"] == 4)
+            #expect(byField["samples[4].source.name"] == 4)
+            #expect(byField["sleep[1].stage"] == 1)
+            #expect(byField["deletions[0]"] == 0)
+            #expect(byField["deletions[1]"] == 1)
+            #expect(byField.keys.contains("samples[0].x") == false)
+        }
+    }
+
     @Test func aBodyThatIsNotABatchIsRefusedWhole() async throws {
         try await AppHarness.with(now: Self.now) { harness, http in
             let token = try #require(try await http.register("broken@example.com").string("access_token"))
-            for body in ["not json", "[1,2]", #"{"samples": 3}"#] {
+            for body in ["not json", "[1,2]", #"{"samples": 3}"#, #"{"sleep": null}"#] {
                 let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: body)
                 #expect(answer.status == .badRequest, "\(body)")
                 #expect(answer.headers[.contentType] == "application/problem+json")
@@ -354,6 +390,67 @@ import TestSupport
             #expect(night.object["asleep_minutes"] as? Int == 450)
             #expect(night.object["deep_minutes"] as? Int == 72)
             #expect(night.string("source") == "Oura Ring")
+        }
+    }
+
+    /// An exporter's figure that is there but no number is that item's error (issue 24): it was
+    /// read as 0 (a Pulse night with `"core": false` stored without core sleep) or dropped.
+    @Test func anExportersFigureThatIsNoNumberRejectsItsItem() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("figures@example.com").string("access_token"))
+            let pulse = try await http.call(.post, "/api/v1/ingest/pulse", token: token, json: #"""
+                {"totalSleep":7.5,"deep":"lots","rem":2.0,"core":false,"inBedStart":"2026-03-08T22:00:00Z","sleepEnd":"2026-03-09T06:00:00Z"}
+                """#)
+            #expect(Self.counts(pulse) == ["received": 1, "inserted": 0, "updated": 0, "duplicates": 0, "deleted": 0, "rejected": 1, "skipped": 0],
+                    "\(pulse.text)")
+            #expect(Set((pulse.object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }) == ["deep", "core"])
+            let sleep = try await http.call(.post, "/api/v1/ingest/sleep", token: token, json: #"""
+                {"sleep_records":[{"date":"2026-03-09","sleep_start":"2026-03-08T23:00:00Z","total_sleep_minutes":420,"awake_minutes":[5]},
+                                  {"date":"2026-03-10","sleep_start":"2026-03-09T23:00:00Z","total_sleep_minutes":400}]}
+                """#)
+            #expect(Self.counts(sleep)["rejected"] == 1, "\(sleep.text)")
+            #expect((sleep.object["errors"] as? [[String: Any]])?.first?["field"] as? String == "sleep_records[0].awake_minutes")
+            let workouts = try await http.call(.post, "/api/v1/ingest/workouts", token: token, json: #"""
+                {"workouts":[{"workout_type":"running","start_time":"2026-03-08T07:00:00Z","duration_seconds":1800,"calories_active":"many"}]}
+                """#)
+            #expect(Self.counts(workouts)["rejected"] == 1, "\(workouts.text)")
+            #expect((workouts.object["errors"] as? [[String: Any]])?.first?["field"] as? String == "workouts[0].calories_active")
+            let night = try await http.call(.get, "/api/v1/health/sleep/2026-03-09?min_position=\(try #require(workouts.string("position")))", token: token)
+            #expect(night.status == .notFound)
+        }
+    }
+
+    /// A range with only `from` ends `defaultDays` after it, as one with only `to` starts that
+    /// long before it (issue 24: `to` was the logical today, and a `from` over 400 days back was a 422).
+    @Test func aRangeWithOnlyFromEndsItsDefaultLengthAfterIt() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
+            let token = try #require(try await http.register("from@example.com").string("access_token"))
+            let sent = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [
+                Self.sample("steps", 500, "2026-03-09T10:00:00Z", "2026-03-09T11:00:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 700, "2025-01-10T10:00:00Z", "2025-01-10T11:00:00Z", source: "Watch", kind: "watch"),
+            ]))
+            let position = try #require(sent.string("position"))
+            let old = try await http.call(.get, "/api/v1/health/daily?from=2025-01-01&metrics=steps&min_position=\(position)", token: token)
+            #expect(old.status == .ok, "\(old.text)")
+            #expect((old.object["days"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2025-01-10"])
+            // 30 days from 2026-02-08 is 2026-03-09 (included); from 2026-02-07, 2026-03-08 is its last.
+            for (from, found) in [("2026-02-08", 1), ("2026-02-07", 0)] {
+                let days = try await http.call(.get, "/api/v1/health/daily?from=\(from)&metrics=steps&min_position=\(position)", token: token)
+                #expect((days.object["days"] as? [Any])?.count == found, "from \(from)")
+            }
+            let heatmap = try await http.call(.get, "/api/v1/health/heatmap?metric=steps&from=2020-01-01&min_position=\(position)", token: token)
+            #expect(heatmap.status == .ok, "\(heatmap.text)")
+            let cells = heatmap.object["days"] as? [[String: Any]] ?? []
+            #expect(cells.count == 365)
+            #expect(cells.last?["date"] as? String == "2020-12-30")
+            for path in ["sleep", "workouts"] {
+                #expect(try await http.call(.get, "/api/v1/health/\(path)?from=2000-01-01", token: token).status == .ok, "\(path)")
+            }
+            // metrics: names and commas, spaces around a name allowed, as the document's pattern says.
+            for (query, status) in [("%20steps%20,%20distance%20", 200), ("", 200), ("steps,,distance", 422), ("steps%09", 422), ("steps,", 422)] {
+                let answer = try await http.call(.get, "/api/v1/health/daily?metrics=\(query)", token: token)
+                #expect(answer.status.code == status, "metrics=\(query): \(answer.text)")
+            }
         }
     }
 

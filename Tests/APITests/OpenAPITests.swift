@@ -168,6 +168,77 @@ import TestSupport
             """, input: OpenAPIDocument.yaml)
     }
 
+    /// The lists the document gives for currencies and time zones are the server's own: a code
+    /// or zone it lists is taken, one it does not list is refused (issue 24: "AAA" matched the
+    /// document's pattern and answered 422). Both come from the platform, so a toolchain whose
+    /// lists differ fails here until the document says so.
+    @Test func theDocumentsCurrenciesAndTimeZonesAreTheServers() throws {
+        let schemas = try #require((try Self.mergedJSON()["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let currencies = try #require((schemas["Currency"] as? [String: Any])?["enum"] as? [String])
+        let zones = try #require((schemas["TimeZone"] as? [String: Any])?["enum"] as? [String])
+        #expect(Set(currencies) == Set(Locale.commonISOCurrencyCodes.filter(Currencies.isValid)))
+        #expect(Set(zones) == Set(TimeZone.knownTimeZoneIdentifiers + ["UTC"]).filter(TimeZones.isValid))
+        #expect(currencies.count == Set(currencies).count && zones.count == Set(zones).count)
+    }
+
+    /// Every date a client sends is held to the pattern of the dates the server takes (issue 24:
+    /// `format: date` is only an annotation, and 0491-12-17 or "" passed as schema-valid): a
+    /// parameter or a request body's field with `format: date` has a pattern as well.
+    @Test func everyDateAClientSendsHasTheServersPattern() throws {
+        let document = try Self.mergedJSON()
+        var unbounded: [String] = []
+        func walk(_ node: Any?, _ at: String, depth: Int = 0) {
+            guard depth < 30, let schema = node.flatMap({ Self.resolved($0, in: document) }) else { return }
+            if schema["format"] as? String == "date", schema["pattern"] == nil { unbounded.append(at) }
+            for combinator in ["allOf", "anyOf", "oneOf"] {
+                for (index, branch) in (schema[combinator] as? [Any] ?? []).enumerated() { walk(branch, "\(at)/\(combinator)/\(index)", depth: depth + 1) }
+            }
+            for (name, property) in schema["properties"] as? [String: Any] ?? [:] { walk(property, "\(at).\(name)", depth: depth + 1) }
+            walk(schema["items"], "\(at)[]", depth: depth + 1)
+        }
+        var operations = 0
+        for (path, item) in document["paths"] as? [String: Any] ?? [:] {
+            guard let item = item as? [String: Any] else { continue }
+            let shared = item["parameters"] as? [Any] ?? []
+            for (method, operation) in item where Self.methods.contains(method) {
+                guard let operation = operation as? [String: Any] else { continue }
+                operations += 1
+                for parameter in shared + (operation["parameters"] as? [Any] ?? []) {
+                    let resolved = Self.resolved(parameter, in: document)
+                    walk(resolved?["schema"], "\(method.uppercased()) \(path) ?\(resolved?["name"] as? String ?? "")")
+                }
+                let body = (operation["requestBody"].flatMap { Self.resolved($0, in: document) }?["content"] as? [String: Any])?["application/json"]
+                walk((body as? [String: Any])?["schema"], "\(method.uppercased()) \(path) body")
+            }
+        }
+        #expect(operations > 90)
+        #expect(unbounded.sorted() == [], "dates a client sends without the Date pattern")
+    }
+
+    /// The conventions that hold on every route of a kind are declared on each (issue 24):
+    /// Idempotency-Key, with its 422, on every authenticated POST (the middleware applies to all
+    /// of them); 400 and 412 wherever If-Match is taken; 400 wherever a cursor is.
+    @Test func everyRouteDeclaresTheConventionsItFollows() throws {
+        let document = try Self.mergedJSON()
+        var missing: [String] = []
+        for (path, item) in document["paths"] as? [String: Any] ?? [:] {
+            guard let item = item as? [String: Any] else { continue }
+            for (method, operation) in item where Self.methods.contains(method) {
+                guard let operation = operation as? [String: Any] else { continue }
+                let parameters = ((item["parameters"] as? [Any] ?? []) + (operation["parameters"] as? [Any] ?? []))
+                    .compactMap { Self.resolved($0, in: document)?["name"] as? String }
+                let statuses = Set((operation["responses"] as? [String: Any] ?? [:]).keys)
+                let label = "\(method.uppercased()) \(path)"
+                let authenticated = !(operation["security"] as? [Any] ?? []).isEmpty
+                if method == "post", authenticated, !parameters.contains("Idempotency-Key") { missing.append("\(label): Idempotency-Key") }
+                if parameters.contains("Idempotency-Key"), !statuses.contains("422") { missing.append("\(label): 422 for Idempotency-Key") }
+                if parameters.contains("If-Match"), !statuses.isSuperset(of: ["400", "412"]) { missing.append("\(label): 400 and 412 for If-Match") }
+                if parameters.contains("cursor"), !statuses.contains("400") { missing.append("\(label): 400 for cursor") }
+            }
+        }
+        #expect(missing.sorted() == [])
+    }
+
     // MARK: - Python, for a real YAML parser and the OpenAPI validator
 
     static let pipInstall = "python3 -m pip install openapi-spec-validator==0.9.0 PyYAML==6.0.3 (as .ci/run does)"

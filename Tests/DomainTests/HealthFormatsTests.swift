@@ -165,9 +165,30 @@ import Testing
     }
 
     @Test func aBodyThatIsNotTheFormatIsRefused() {
-        for body in ["[]", "{}", "nonsense", #"{"data":[]}"#] {
-            #expect(throws: HealthFormatError.self) { try HealthAutoExportFormat.decode(Data(body.utf8)) }
+        // The two lists are the format: data, metrics or workouts of another type is no body of it
+        // (issue 24: a list sent as an object or a number was read as empty, answering 200 for nothing).
+        for body in ["[]", "{}", "nonsense", #"{"data":[]}"#, #"{"data":5,"metrics":[]}"#, #"{"data":{"metrics":{}}}"#, #"{"workouts":"x"}"#] {
+            #expect(throws: HealthFormatError.self, "\(body)") { try HealthAutoExportFormat.decode(Data(body.utf8)) }
         }
+    }
+
+    /// Past the lists, Health Auto Export is read leniently, but nothing is silently lost: a metric
+    /// without a list of points is skipped (counted), as an unknown one is.
+    @Test func aHealthAutoExportMetricWithoutPointsIsSkipped() throws {
+        let intake = try HealthAutoExportFormat.decode(Data(#"{"data":{"metrics":[{"name":"step_count"},{"name":"step_count","data":{}},7]}}"#.utf8))
+        #expect(intake.skipped == 3)
+        #expect(intake.received == 3)
+    }
+
+    /// A figure that is there but no number rejects its night or workout, with the field named; it
+    /// was read as 0 (issue 24). Null is the same as leaving it out.
+    @Test func anExportersFigureThatIsNoNumberRejectsItsItem() throws {
+        let pulse = try PulseFormat.decode(Data(#"{"totalSleep":7,"deep":false,"rem":null,"inBedStart":"2024-01-14T22:30:00Z"}"#.utf8))
+        #expect(pulse.sleep.isEmpty)
+        #expect(pulse.rejected == 1 && pulse.errors.map(\.field) == ["deep"])
+        let night = try HealthAutoExportFormat.decode(Data(#"{"data":{"metrics":[{"name":"sleep_analysis","data":[{"sleepStart":"2024-01-14 22:30:00 +0000","deep":"x"}]}]}}"#.utf8))
+        #expect(night.errors.map(\.field) == ["data.metrics[0].data[0].deep"])
+        #expect(night.errors.map(\.index) == [0] && night.received == 1)
     }
 
     @Test func coachFitDailySummaries() throws {

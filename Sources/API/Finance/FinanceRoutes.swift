@@ -16,19 +16,21 @@ public struct FinanceArea: Area {
         finance = FinanceService(store: context.store, clock: context.clock, logger: context.logger)
     }
 
-    /// `?month=YYYY-MM`, or `?from&to` (at most ten years), or the current month.
+    /// `?month=YYYY-MM`, or `?from&to` (at most ten years), or the current month. One bound
+    /// alone ends or starts at its own month's edge, as the month default does.
     static func period(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
         if let raw = request.query("month") {
             guard let month = LocalMonth(raw) else { throw ValidationFailure("month", "must be a month as YYYY-MM") }
             return (month.firstDay, month.lastDay)
         }
-        let from = try request.queryDate("from"), to = try request.queryDate("to")
-        guard let from, let to else {
-            if from != nil || to != nil { throw ValidationFailure(from == nil ? "from" : "to", "is required with \(from == nil ? "to" : "from")") }
-            return (today.localMonth.firstDay, today.localMonth.lastDay)
+        switch (try request.queryDate("from"), try request.queryDate("to")) {
+        case (nil, nil): return (today.localMonth.firstDay, today.localMonth.lastDay)
+        case (let from?, nil): return (from, from.localMonth.lastDay)
+        case (nil, let to?): return (to.localMonth.firstDay, to)
+        case (let from?, let to?):
+            guard from <= to, from.days(until: to) <= 3_660 else { throw ValidationFailure("from", "must be on or before to, at most ten years earlier") }
+            return (from, to)
         }
-        guard from <= to, from.days(until: to) <= 3_660 else { throw ValidationFailure("from", "must be on or before to, at most ten years earlier") }
-        return (from, to)
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {

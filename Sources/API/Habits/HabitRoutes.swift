@@ -91,6 +91,14 @@ public struct HabitsArea: Area {
         var from: String
         var to: String
         var reason: String?
+
+        enum CodingKeys: CodingKey { case from, to, reason }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            from = try container.decode(String.self, forKey: .from)
+            to = try container.decode(String.self, forKey: .to)
+            reason = try container.decodeNullable(String.self, forKey: .reason)
+        }
     }
     struct FreezeDTO: ResponseEncodable {
         var freezeId: String

@@ -25,7 +25,9 @@ public struct HealthArea: Area {
         let health = self.health
         let ingest = api.group("ingest", context: IngestionRequestContext.self)
         ingest.post("health") { request, context in
-            try await Self.ingest(request, context, health, format: "native", fieldRules: true) { try NativeHealthFormat.decode($0) }
+            // Half a surrogate pair anywhere stops JSONSerialization, so it is named first; a NUL
+            // is the item's error where the reader keeps the string (NativeHealthFormat).
+            try await Self.ingest(request, context, health, format: "native", rules: [.surrogates, .digits]) { try NativeHealthFormat.decode($0) }
         }
         ingest.post("health-auto-export") { request, context in
             try await Self.ingest(request, context, health, format: "health_auto_export") { try HealthAutoExportFormat.decode($0) }
@@ -138,9 +140,10 @@ public struct HealthArea: Area {
             default: throw ValidationFailure("status", "must be open, acknowledged or all")
             }
             let (from, to) = (try request.queryDate("from"), try request.queryDate("to"))
-            if let from, let to, from > to { throw ValidationFailure("from", "must not be after to") }
             return try await Self.read(request, context, health, model: .audit) { asOf in
-                let found = try await health.findings(context.userId, from: from, to: to, statuses: statuses)
+                // Filters, not a range: from after to matches nothing, as a transaction filter does.
+                let inverted = if let from, let to { from > to } else { false }
+                let found = inverted ? [] : try await health.findings(context.userId, from: from, to: to, statuses: statuses)
                 return FindingsDTO(asOfPosition: asOf.description, items: try found.map { try FindingDTO($0, language: language) })
             }
         }
@@ -195,7 +198,7 @@ public struct HealthArea: Area {
 
     /// Checks the JSON, decodes with `decode`, refuses a batch over the limit, and ingests.
     static func ingest(
-        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String, fieldRules: Bool = false,
+        _ request: Request, _ context: IngestionRequestContext, _ health: HealthService, format: String, rules: StrictJSON.Rules = [],
         decode: (Data) throws -> HealthIntake
     ) async throws -> HealthIngestionDTO {
         var request = request
@@ -204,7 +207,7 @@ public struct HealthArea: Area {
         let data = Data(buffer: body)
         // Every format is JSON; the exporters' own formats are read leniently past that (a NUL
         // in a field nobody reads is no reason to lose a batch).
-        try StrictJSON.check(data, fieldRules: fieldRules)
+        try StrictJSON.check(data, rules: rules)
         let intake = try decode(data)
         guard intake.received <= maxItems else {
             throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
@@ -213,11 +216,20 @@ public struct HealthArea: Area {
         return HealthIngestionDTO(try await health.ingest(context.command(), deviceId: context.deviceId, intake, format: format))
     }
 
-    /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical today.
+    /// `from` and `to` (dates, both included): by default the `defaultDays` up to the logical
+    /// today; with only one of them, the `defaultDays` from or up to it (so a `from` alone never
+    /// makes a window longer than allowed).
     static func range(_ request: Request, _ context: UserRequestContext, _ health: HealthService, defaultDays: Int = 30) async throws -> (LocalDate, LocalDate) {
+        let givenFrom = try request.queryDate("from")
         let to: LocalDate
-        if let given = try request.queryDate("to") { to = given } else { to = try await health.logicalToday(context.userId) }
-        let from = try request.queryDate("from") ?? to.adding(days: -(defaultDays - 1))
+        if let given = try request.queryDate("to") {
+            to = given
+        } else if let givenFrom {
+            to = givenFrom.adding(days: defaultDays - 1)
+        } else {
+            to = try await health.logicalToday(context.userId)
+        }
+        let from = givenFrom ?? to.adding(days: -(defaultDays - 1))
         guard from <= to else { throw ValidationFailure("from", "must not be after to") }
         guard from.days(until: to) < 400 else { throw ValidationFailure("to", "must be within 400 days of from") }
         return (from, to)
@@ -236,11 +248,13 @@ public struct HealthArea: Area {
         return metric
     }
 
-    /// `?metrics=steps,heart_rate`; every metric when absent.
+    /// `?metrics=steps,heart_rate`, spaces around a name allowed; every metric when absent or empty.
+    /// Exactly the document's pattern: an empty name between two commas is no metric.
     static func metrics(_ request: Request) throws -> [HealthMetric] {
         guard let raw = request.query("metrics"), !raw.isEmpty else { return HealthMetric.allCases }
-        return try raw.split(separator: ",").map { name in
-            guard let metric = HealthMetric(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+        return try raw.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            let trimmed = name.drop { $0 == " " }
+            guard let metric = HealthMetric(rawValue: String(trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count))) else {
                 throw ValidationFailure("metrics", "\(name) is not a metric; known: \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return metric

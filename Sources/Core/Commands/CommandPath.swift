@@ -102,9 +102,15 @@ public struct CommandPath: Sendable {
             let loaded = try await load()
             // No stream, no resource: the decider answers (404 for anything but a create), not If-Match.
             if let ifMatch = context.ifMatch, loaded.streamVersion > 0, ifMatch != loaded.resourceVersion ?? loaded.streamVersion {
-                // Who may do this comes before which version it is based on: a caller the rules
-                // forbid the change (a shared goal's member editing it) hears 403, not 412.
-                do { _ = try D.decide(loaded.state, command, time) } catch let error as ResourceError where error.status == 403 { throw error } catch {}
+                // Who may do this, and whether the rules could ever take it, come before which
+                // version it is based on: a caller the rules forbid the change (a shared goal's
+                // member editing it) hears 403, and a change they refuse (a target above the
+                // maximum) 422, not a 412 whose reload cannot help.
+                do {
+                    _ = try D.decide(loaded.state, command, time)
+                } catch let error as any ProblemDescribing where error.status == 403 || error.status == 422 {
+                    throw error
+                } catch {}
                 throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)
             }
             let decided = try D.decide(loaded.state, command, time)

@@ -109,13 +109,13 @@ public struct HealthService: Sendable {
         if outcome.replayed {
             // The same request (Idempotency-Key) was stored before: nothing of it is new now.
             return HealthIngestionReport(
-                received: batch.received, inserted: 0, updated: 0, duplicates: checked.records.count, deleted: 0, rejected: checked.errors.count,
+                received: batch.received, inserted: 0, updated: 0, duplicates: checked.records.count, deleted: 0, rejected: checked.rejected,
                 skipped: checked.skipped + checked.deletions.count, errors: checked.errors, position: position)
         }
         let tally = HealthIngestDecider.tally(decidedOn, batch.command)
         return HealthIngestionReport(
             received: batch.received, inserted: tally.inserted, updated: tally.updated, duplicates: tally.duplicates,
-            deleted: tally.removed.count, rejected: checked.errors.count, skipped: checked.skipped + tally.unknownDeletions,
+            deleted: tally.removed.count, rejected: checked.rejected, skipped: checked.skipped + tally.unknownDeletions,
             errors: checked.errors, position: position)
     }
 

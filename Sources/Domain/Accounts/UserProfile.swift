@@ -85,7 +85,7 @@ public struct UserProfile: Sendable, Equatable, Codable {
     public static func new(email: String, name: String, timezone: String, language: Language?, currency: String?) -> UserProfile {
         UserProfile(
             email: Email.normalize(email), name: name.trimmingCharacters(in: .whitespacesAndNewlines), timezone: timezone,
-            dayStartHour: 0, weekStart: 1, currency: currency?.uppercased() ?? "EUR", language: language ?? .en,
+            dayStartHour: 0, weekStart: 1, currency: currency ?? "EUR", language: language ?? .en,
             morningTime: LocalTime(hour: 8, minute: 0), eveningTime: LocalTime(hour: 20, minute: 0),
             reminderKinds: ReminderKind.defaults)
     }

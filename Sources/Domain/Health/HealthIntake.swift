@@ -12,8 +12,11 @@ public struct HealthIntake: Sendable, Equatable {
     /// Items or fields the format has that lifelog does not store (an unknown metric of Health
     /// Auto Export): counted, never an error.
     public var skipped: Int = 0
-    /// Items the decoder could not read at all (a date it cannot parse), by position.
+    /// Why the decoder could not read some items (a date it cannot parse), by position: an
+    /// item can have several.
     public var errors: [HealthItemError] = []
+    /// Items the decoder could not read at all, each with its errors in `errors`.
+    public var rejected: Int = 0
 
     public init(samples: [Sample] = [], sleep: [Sleep] = [], workouts: [Workout] = [], deletions: [String] = [],
                 skipped: Int = 0, errors: [HealthItemError] = []) {
@@ -23,7 +26,16 @@ public struct HealthIntake: Sendable, Equatable {
         self.deletions = deletions
         self.skipped = skipped
         self.errors = errors
+        rejected = Set(errors.map(\.field).map(HealthItemError.item(of:))).count
     }
+
+    /// One item the decoder could not read, with what is wrong with it.
+    public mutating func reject(_ errors: [HealthItemError]) {
+        self.errors += errors
+        rejected += 1
+    }
+
+    public mutating func reject(_ error: HealthItemError) { reject([error]) }
 
     /// Appends another intake's items (a streaming reader's output, chunk by chunk).
     public mutating func append(_ other: HealthIntake) {
@@ -33,10 +45,12 @@ public struct HealthIntake: Sendable, Equatable {
         deletions += other.deletions
         skipped += other.skipped
         errors += other.errors
+        rejected += other.rejected
     }
 
-    /// Items in this intake, counted as the answer's `received`.
-    public var received: Int { samples.count + sleep.count + workouts.count + deletions.count + skipped + errors.count }
+    /// Items in this intake, counted as the answer's `received`: an item the decoder refused
+    /// counts once, however many of its fields are wrong.
+    public var received: Int { samples.count + sleep.count + workouts.count + deletions.count + skipped + rejected }
 
     /// Whether a value is one reading or a client's total over a period.
     public enum Series: String, Codable, Sendable {
@@ -120,6 +134,7 @@ public struct HealthIntake: Sendable, Equatable {
 
 /// Why one item of a batch was not stored. The good items of the batch are stored all the same.
 public struct HealthItemError: Codable, Equatable, Sendable {
+    /// The item's position in the request's array it came in (the last index of its path).
     public var index: Int
     public var field: String
     public var message: String
@@ -128,6 +143,23 @@ public struct HealthItemError: Codable, Equatable, Sendable {
         self.index = index
         self.field = field
         self.message = message
+    }
+
+    /// An error of the item at `path` (`samples[3]`, `data.metrics[2].data[7]`), indexed by it.
+    public init(item path: String, field: String?, message: String) {
+        self.init(index: Self.index(of: path), field: field.map { "\(path).\($0)" } ?? path, message: message)
+    }
+
+    /// The last index in a path: `data.metrics[2].data[7]` → 7; a path without one (Pulse's single night) → 0.
+    public static func index(of path: String) -> Int {
+        guard path.hasSuffix("]"), let open = path.lastIndex(of: "[") else { return 0 }
+        return Int(path[path.index(after: open)..<path.index(before: path.endIndex)]) ?? 0
+    }
+
+    /// The item a field's path belongs to: `samples[3].source.kind` → `samples[3]`.
+    static func item(of field: String) -> String {
+        guard let close = field.lastIndex(of: "]") else { return field }
+        return String(field[...close])
     }
 }
 

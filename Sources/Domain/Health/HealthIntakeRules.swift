@@ -12,6 +12,8 @@ public enum HealthIntakeRules {
         public var records: [HealthRecord] = []
         public var deletions: [String] = []
         public var errors: [HealthItemError] = []
+        /// Items left out for their errors (an item with several errors counts once).
+        public var rejected = 0
         public var skipped = 0
     }
 
@@ -19,13 +21,16 @@ public enum HealthIntakeRules {
     public static func check(_ intake: HealthIntake, timeZone: TimeZone, now: Date) -> Checked {
         var checked = Checked()
         checked.errors = intake.errors
+        checked.rejected = intake.rejected
         checked.skipped = intake.skipped
         let latest = now.addingTimeInterval(futureAllowance)
         let dates = LocalDating(timeZone: timeZone)
 
-        for (index, sample) in intake.samples.enumerated() {
+        // Each check fails the item once: its error, then `continue`.
+        for sample in intake.samples {
             let fail = { (field: String, message: String) in
-                checked.errors.append(HealthItemError(index: index, field: "\(sample.path).\(field)", message: message))
+                checked.errors.append(HealthItemError(item: sample.path, field: field, message: message))
+                checked.rejected += 1
             }
             guard let metric = HealthMetric(rawValue: sample.metric) else {
                 fail("metric", "unknown metric; known: \(HealthMetric.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -42,34 +47,39 @@ public enum HealthIntakeRules {
                 continue
             }
             if let message = timeProblem(start: sample.start, end: sample.end, latest: latest) { fail("end", message); continue }
+            if let message = uuidProblem(sample.uuid) { fail("uuid", message); continue }
             let start = seconds(sample.start), end = seconds(sample.end)
             checked.records.append(HealthRecord(
                 uuid: normalizedUUID(sample.uuid), kind: .quantity, name: metric.rawValue, value: value,
                 startSeconds: start, endSeconds: end, date: dates.date(start), source: sample.source, series: sample.series))
         }
 
-        for (index, segment) in intake.sleep.enumerated() {
+        for segment in intake.sleep {
             let fail = { (field: String, message: String) in
-                checked.errors.append(HealthItemError(index: index, field: "\(segment.path).\(field)", message: message))
+                checked.errors.append(HealthItemError(item: segment.path, field: field, message: message))
+                checked.rejected += 1
             }
             guard let stage = SleepStage(rawValue: segment.stage) else {
                 fail("stage", "unknown stage; known: \(SleepStage.allCases.map(\.rawValue).joined(separator: ", "))")
                 continue
             }
             if let message = timeProblem(start: segment.start, end: segment.end, latest: latest) { fail("end", message); continue }
+            if let message = uuidProblem(segment.uuid) { fail("uuid", message); continue }
             let start = seconds(segment.start), end = seconds(segment.end)
             checked.records.append(HealthRecord(
                 uuid: normalizedUUID(segment.uuid), kind: .sleep, name: stage.rawValue, value: nil,
                 startSeconds: start, endSeconds: end, date: dates.night(end), source: segment.source, series: .sample))
         }
 
-        for (index, workout) in intake.workouts.enumerated() {
+        for workout in intake.workouts {
             let fail = { (field: String, message: String) in
-                checked.errors.append(HealthItemError(index: index, field: "\(workout.path).\(field)", message: message))
+                checked.errors.append(HealthItemError(item: workout.path, field: field, message: message))
+                checked.rejected += 1
             }
             let type = workout.type.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !type.isEmpty, type.count <= 100 else { fail("type", "must be 1 to 100 characters"); continue }
             if let message = timeProblem(start: workout.start, end: workout.end, latest: latest) { fail("end", message); continue }
+            if let message = uuidProblem(workout.uuid) { fail("uuid", message); continue }
             let figures = [("active_energy_kcal", workout.activeEnergyKcal, HealthMetric.activeEnergy.plausibleRange),
                            ("distance_m", workout.distanceM, HealthMetric.distance.plausibleRange),
                            ("avg_heart_rate", workout.avgHeartRate, HealthMetric.heartRate.plausibleRange)]
@@ -86,6 +96,7 @@ public enum HealthIntakeRules {
         for (index, uuid) in intake.deletions.enumerated() {
             guard let normalized = normalizedUUID(uuid) else {
                 checked.errors.append(HealthItemError(index: index, field: "deletions[\(index)]", message: "must be a sample's uuid"))
+                checked.rejected += 1
                 continue
             }
             checked.deletions.append(normalized)
@@ -106,10 +117,19 @@ public enum HealthIntakeRules {
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 
     /// A client's id, lowercased so that one uuid sent in two cases is one item. Any non-empty
-    /// id of up to 100 characters is kept: exporters other than HealthKit have their own.
+    /// id of up to `maxUUIDLength` characters is kept: exporters other than HealthKit have their own.
     static func normalizedUUID(_ uuid: String?) -> String? {
-        guard let trimmed = uuid?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty, trimmed.count <= 100 else { return nil }
+        guard let trimmed = uuid?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxUUIDLength else { return nil }
         return trimmed.lowercased()
+    }
+
+    public static let maxUUIDLength = 100
+
+    /// An id too long to keep is the item's error, not a reason to store it without its id
+    /// (where a later edit or deletion by that id would then find nothing).
+    static func uuidProblem(_ uuid: String?) -> String? {
+        guard let uuid, uuid.trimmingCharacters(in: .whitespaces).unicodeScalars.count > maxUUIDLength else { return nil }
+        return "must be at most \(maxUUIDLength) characters"
     }
 
     static func figure(_ value: Double) -> String {

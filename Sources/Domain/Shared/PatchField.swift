@@ -26,6 +26,13 @@ public enum PatchField<Value: Sendable>: Sendable {
 extension PatchField: Equatable where Value: Equatable {}
 
 extension KeyedDecodingContainer {
+    /// A field the document marks nullable outside a patch: `null` is the same as leaving it out.
+    /// (Elsewhere an optional field sent as `null` is refused; see the API's `StrictDecoder`.)
+    public func decodeNullable<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decode(T.self, forKey: key)
+    }
+
     public func decodePatch<T: Decodable & Sendable>(_ type: T.Type, forKey key: Key) throws -> PatchField<T> {
         guard contains(key) else { return .keep }
         if try decodeNil(forKey: key) { return .clear }

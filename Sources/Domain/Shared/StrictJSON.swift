@@ -28,11 +28,29 @@ public enum StrictJSON {
     /// Bodies nest far less than this; a deeper one is refused before any decoder recurses into it.
     public static let maxDepth = 64
 
-    /// Checks `data`. `fieldRules` adds the rules for values (no NUL or unpaired surrogate in a
+    /// The rules for values, beyond the syntax.
+    public struct Rules: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// No NUL in a string.
+        public static let nul = Rules(rawValue: 1)
+        /// No unpaired UTF-16 surrogate in a string.
+        public static let surrogates = Rules(rawValue: 2)
+        /// No more significant digits in a number than are kept.
+        public static let digits = Rules(rawValue: 4)
+        public static let all: Rules = [.nul, .surrogates, .digits]
+    }
+
+    /// Checks `data`. `fieldRules` adds every rule for values (no NUL or unpaired surrogate in a
     /// string, no more significant digits than are kept); without it only the syntax is checked.
     public static func check(_ data: Data, fieldRules: Bool = true) throws(Issue) {
+        try check(data, rules: fieldRules ? .all : [])
+    }
+
+    /// Checks the syntax of `data` and the value rules in `rules`, wherever the value is.
+    public static func check(_ data: Data, rules: Rules) throws(Issue) {
         let result: Result<[Number], Issue> = data.withUnsafeBytes { raw in
-            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), fieldRules: fieldRules, collect: false)
+            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), rules: rules, collect: false)
             return scanner.run()
         }
         if case .failure(let issue) = result { throw issue }
@@ -41,7 +59,7 @@ public enum StrictJSON {
     /// Every number of a valid body written with a fraction or an exponent, with its path.
     public static func fractionalNumbers(in data: Data) -> [Number] {
         let result: Result<[Number], Issue> = data.withUnsafeBytes { raw in
-            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), fieldRules: false, collect: true)
+            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self), rules: [], collect: true)
             return scanner.run()
         }
         return (try? result.get()) ?? []
@@ -50,15 +68,15 @@ public enum StrictJSON {
     struct Scanner {
         enum Step: Equatable { case key(String), index(Int) }
         let bytes: UnsafeBufferPointer<UInt8>
-        let fieldRules: Bool
+        let rules: Rules
         let collect: Bool
         var at = 0
         var steps: [Step] = []
         var numbers: [Number] = []
 
-        init(bytes: UnsafeBufferPointer<UInt8>, fieldRules: Bool, collect: Bool) {
+        init(bytes: UnsafeBufferPointer<UInt8>, rules: Rules, collect: Bool) {
             self.bytes = bytes
-            self.fieldRules = fieldRules
+            self.rules = rules
             self.collect = collect
         }
 
@@ -198,7 +216,7 @@ public enum StrictJSON {
                     case UInt8(ascii: "u"):
                         at += 1
                         let unit = try hex4()
-                        if unit == 0, fieldRules { throw field("contains a NUL character") }
+                        if unit == 0, rules.contains(.nul) { throw field("contains a NUL character") }
                         if (0xDC00...0xDFFF).contains(unit) {
                             if !pendingHigh { try unpaired() }
                             pendingHigh = false
@@ -215,7 +233,7 @@ public enum StrictJSON {
         }
 
         func unpaired() throws(Issue) {
-            if fieldRules { throw field("contains half of a UTF-16 surrogate pair") }
+            if rules.contains(.surrogates) { throw field("contains half of a UTF-16 surrogate pair") }
         }
 
         mutating func hex4() throws(Issue) -> UInt16 {
@@ -322,7 +340,7 @@ public enum StrictJSON {
                 if negative { exponent = -exponent }
             }
             guard !plain else { return }
-            if fieldRules, significant > StrictJSON.maxSignificantDigits {
+            if rules.contains(.digits), significant > StrictJSON.maxSignificantDigits {
                 throw field("has \(significant) significant digits; at most \(StrictJSON.maxSignificantDigits) are kept exactly")
             }
             if collect {

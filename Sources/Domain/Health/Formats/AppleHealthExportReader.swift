@@ -124,7 +124,7 @@ public struct AppleHealthExportReader: Sendable {
             let attributes = Self.attributes(tag)
             guard let start = attributes["startDate"].flatMap(HealthAutoExportDate.instant),
                   let end = attributes["endDate"].flatMap(HealthAutoExportDate.instant) else {
-                intake.errors.append(HealthItemError(index: recordsSeen, field: "Workout[\(recordsSeen)].startDate", message: "is not a date"))
+                intake.reject(HealthItemError(index: recordsSeen, field: "Workout[\(recordsSeen)].startDate", message: "is not a date"))
                 return
             }
             let type = (attributes["workoutActivityType"] ?? "workout").replacingOccurrences(of: "HKWorkoutActivityType", with: "")
@@ -161,13 +161,13 @@ public struct AppleHealthExportReader: Sendable {
         guard metric != nil || isSleep else { intake.skipped += 1; return }
         guard let start = attributes["startDate"].flatMap(HealthAutoExportDate.instant),
               let end = attributes["endDate"].flatMap(HealthAutoExportDate.instant) else {
-            intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            intake.reject(HealthItemError(index: recordsSeen, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
             return
         }
         let source = cachedSource(attributes)
         if let metric {
             guard let value = attributes["value"].flatMap(Double.init) else {
-                intake.errors.append(HealthItemError(index: recordsSeen, field: "\(path).value", message: "is not a number"))
+                intake.reject(HealthItemError(index: recordsSeen, field: "\(path).value", message: "is not a number"))
                 return
             }
             intake.samples.append(.init(metric: metric.rawValue, value: value, unit: Self.unit(attributes["unit"]), start: start, end: end,

@@ -10,11 +10,11 @@ public enum CoachFitFormat {
         for (index, item) in try list(body, "steps").enumerated() {
             let path = "steps[\(index)]"
             guard let day = item["date"] as? String, let date = HealthAutoExportDate.date(day) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).date", message: "must be a date as YYYY-MM-DD"))
+                intake.reject(HealthItemError(index: index, field: "\(path).date", message: "must be a date as YYYY-MM-DD"))
                 continue
             }
             guard let total = HealthAutoExportFormat.number(item["total_steps"]) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).total_steps", message: "is required (a number)"))
+                intake.reject(HealthItemError(index: index, field: "\(path).total_steps", message: "is required (a number)"))
                 continue
             }
             let midnight = Date(timeIntervalSince1970: TimeInterval(dating.startOfDay(date)))
@@ -29,10 +29,12 @@ public enum CoachFitFormat {
         for (index, item) in try list(body, "sleep_records").enumerated() {
             let path = "sleep_records[\(index)]"
             guard let start = (item["sleep_start"] as? String).flatMap(instant) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).sleep_start", message: "must be an RFC 3339 instant"))
+                intake.reject(HealthItemError(index: index, field: "\(path).sleep_start", message: "must be an RFC 3339 instant"))
                 continue
             }
-            let minutes = { (key: String) in (HealthAutoExportFormat.number(item[key]) ?? 0) * 60 }
+            let keys = ["asleep_deep_minutes", "asleep_core_minutes", "asleep_rem_minutes", "awake_minutes", "total_sleep_minutes", "in_bed_minutes"]
+            guard let durations = HealthAutoExportFormat.durations(item, keys, unit: 60, path: path, into: &intake) else { continue }
+            let minutes = { (key: String) in durations[key] ?? 0 }
             var layout = SleepNightLayout(sleepStart: start)
             layout.deep = minutes("asleep_deep_minutes")
             layout.core = minutes("asleep_core_minutes")
@@ -52,15 +54,24 @@ public enum CoachFitFormat {
         for (index, item) in try list(body, "workouts").enumerated() {
             let path = "workouts[\(index)]"
             guard let start = (item["start_time"] as? String).flatMap(instant) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).start_time", message: "must be an RFC 3339 instant"))
+                intake.reject(HealthItemError(index: index, field: "\(path).start_time", message: "must be an RFC 3339 instant"))
                 continue
             }
-            let end = (item["end_time"] as? String).flatMap(instant)
-                ?? HealthAutoExportFormat.number(item["duration_seconds"]).map { start.addingTimeInterval($0) } ?? start
+            // A figure that is there but no number is the workout's error, not a workout without it.
+            var figures: [String: Double] = [:], wrong: [HealthItemError] = []
+            for key in ["duration_seconds", "calories_active", "distance_meters", "avg_heart_rate"] {
+                switch HealthAutoExportFormat.figure(item[key]) {
+                case .absent: break
+                case .value(let value): figures[key] = value
+                case .notANumber: wrong.append(HealthItemError(item: path, field: key, message: "must be a number"))
+                }
+            }
+            guard wrong.isEmpty else { intake.reject(wrong); continue }
+            let end = (item["end_time"] as? String).flatMap(instant) ?? figures["duration_seconds"].map { start.addingTimeInterval($0) } ?? start
             intake.workouts.append(.init(
                 type: (item["workout_type"] as? String) ?? "workout", start: start, end: end,
-                activeEnergyKcal: HealthAutoExportFormat.number(item["calories_active"]), distanceM: HealthAutoExportFormat.number(item["distance_meters"]),
-                avgHeartRate: HealthAutoExportFormat.number(item["avg_heart_rate"]), source: source(item["source_device"]), path: path))
+                activeEnergyKcal: figures["calories_active"], distanceM: figures["distance_meters"],
+                avgHeartRate: figures["avg_heart_rate"], source: source(item["source_device"]), path: path))
         }
         return intake
     }
@@ -76,7 +87,7 @@ public enum CoachFitFormat {
                 continue
             }
             guard let value = HealthAutoExportFormat.number(item["value"]), let at = (item["measured_at"] as? String).flatMap(instant) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).measured_at", message: "needs a value and an RFC 3339 measured_at"))
+                intake.reject(HealthItemError(index: index, field: "\(path).measured_at", message: "needs a value and an RFC 3339 measured_at"))
                 continue
             }
             intake.samples.append(.init(metric: metric.rawValue, value: value, unit: item["unit"] as? String, start: at, end: at,

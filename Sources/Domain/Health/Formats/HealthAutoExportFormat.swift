@@ -27,17 +27,23 @@ public enum HealthAutoExportFormat {
             throw HealthFormatError("the body must be a JSON object: {\"data\": {\"metrics\": [...], \"workouts\": [...]}}")
         }
         // The app wraps everything in "data"; a body without the wrapper is read the same way.
+        // Past the lists themselves everything is lenient; the lists are the format.
+        if root["data"] != nil, !(root["data"] is [String: Any]) { throw HealthFormatError("data must be an object") }
         let data = root["data"] as? [String: Any] ?? root
         guard data["metrics"] != nil || data["workouts"] != nil else {
             throw HealthFormatError("the body has neither data.metrics nor data.workouts")
         }
+        for key in ["metrics", "workouts"] where data[key] != nil && !(data[key] is [Any]) {
+            throw HealthFormatError("data.\(key) must be an array")
+        }
         var intake = HealthIntake()
         for (m, item) in ((data["metrics"] as? [Any]) ?? []).enumerated() {
-            guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased() else {
+            // A metric without a name or a list of points is not one lifelog can read: skipped.
+            guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased(),
+                  let points = metric["data"] as? [Any] else {
                 intake.skipped += 1
                 continue
             }
-            let points = (metric["data"] as? [Any]) ?? []
             let units = metric["units"] as? String
             if name == "sleep_analysis" {
                 for (p, point) in points.enumerated() { sleep(point, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake) }
@@ -59,13 +65,13 @@ public enum HealthAutoExportFormat {
         guard let point = item as? [String: Any] else { intake.skipped += 1; return }
         // Heart rate comes as Min, Avg and Max; everything else as qty.
         guard let value = number(point["qty"]) ?? number(point["Avg"]) ?? number(point["avg"]) else {
-            intake.errors.append(HealthItemError(index: index, field: "\(path).qty", message: "has no value (qty, or Avg for heart rate)"))
+            intake.reject(HealthItemError(index: index, field: "\(path).qty", message: "has no value (qty, or Avg for heart rate)"))
             return
         }
         let source = source(point["source"])
         if let startText = point["start"] as? String, let endText = point["end"] as? String {
             guard let start = HealthAutoExportDate.instant(startText), let end = HealthAutoExportDate.instant(endText) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+                intake.reject(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
                 return
             }
             intake.samples.append(.init(metric: metric.rawValue, value: value, unit: unit(units, metric), start: start, end: end,
@@ -73,7 +79,7 @@ public enum HealthAutoExportFormat {
             return
         }
         guard let dateText = point["date"] as? String, let date = HealthAutoExportDate.instant(dateText) else {
-            intake.errors.append(HealthItemError(index: index, field: "\(path).date", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            intake.reject(HealthItemError(index: index, field: "\(path).date", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
             return
         }
         // A point with only a date is a total for its period when the metric adds up (the day's
@@ -91,7 +97,7 @@ public enum HealthAutoExportFormat {
             guard let stage = sleepStages[stageText.lowercased()] else { intake.skipped += 1; return }
             guard let start = (point["startDate"] as? String ?? point["start"] as? String).flatMap(HealthAutoExportDate.instant),
                   let end = (point["endDate"] as? String ?? point["end"] as? String).flatMap(HealthAutoExportDate.instant) else {
-                intake.errors.append(HealthItemError(index: index, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+                intake.reject(HealthItemError(index: index, field: "\(path).startDate", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
                 return
             }
             intake.sleep.append(.init(stage: stage, start: start, end: end, source: source, path: path))
@@ -100,22 +106,25 @@ public enum HealthAutoExportFormat {
         // A night's summary in hours, in any of the app's three generations.
         guard let sleepStart = (point["sleepStart"] as? String).flatMap(HealthAutoExportDate.instant)
                 ?? (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant) else {
-            intake.errors.append(HealthItemError(index: index, field: "\(path).sleepStart", message: "is needed to place the night"))
+            intake.reject(HealthItemError(index: index, field: "\(path).sleepStart", message: "is needed to place the night"))
             return
         }
-        let hours = { (key: String) in (number(point[key]) ?? 0) * 3_600 }
+        guard let hours = durations(point, ["deep", "core", "rem", "awake", "asleep", "inBed", "totalSleep"], unit: 3_600, path: path, into: &intake) else {
+            return
+        }
+        let hour = { (key: String) in hours[key] ?? 0 }
         var layout = SleepNightLayout(sleepStart: sleepStart)
-        layout.deep = hours("deep")
-        layout.core = hours("core")
-        layout.rem = hours("rem")
-        layout.awake = hours("awake")
+        layout.deep = hour("deep")
+        layout.core = hour("core")
+        layout.rem = hour("rem")
+        layout.awake = hour("awake")
         // totalSleep (newest) is all sleep; before it, "asleep" is the sleep no stage names.
-        layout.asleep = number(point["totalSleep"]).map { $0 * 3_600 } ?? (layout.deep + layout.core + layout.rem + hours("asleep"))
+        layout.asleep = number(point["totalSleep"]) != nil ? hour("totalSleep") : (layout.deep + layout.core + layout.rem + hour("asleep"))
         if let start = (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant),
            let end = (point["inBedEnd"] as? String).flatMap(HealthAutoExportDate.instant) {
             layout.inBed = (start, end)
-        } else if hours("inBed") > 0 {
-            layout.inBed = (sleepStart, sleepStart.addingTimeInterval(hours("inBed")))
+        } else if hour("inBed") > 0 {
+            layout.inBed = (sleepStart, sleepStart.addingTimeInterval(hour("inBed")))
         }
         intake.sleep += layout.segments(source: source, path: path)
     }
@@ -124,7 +133,7 @@ public enum HealthAutoExportFormat {
         guard let workout = item as? [String: Any] else { intake.skipped += 1; return }
         guard let start = (workout["start"] as? String).flatMap(HealthAutoExportDate.instant),
               let end = (workout["end"] as? String).flatMap(HealthAutoExportDate.instant) else {
-            intake.errors.append(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
+            intake.reject(HealthItemError(index: index, field: "\(path).start", message: "is not a date as yyyy-MM-dd HH:mm:ss Z"))
             return
         }
         let energy = quantity(workout["activeEnergyBurned"] ?? workout["activeEnergy"]).flatMap { value, units in
@@ -145,6 +154,37 @@ public enum HealthAutoExportFormat {
         if let number = number(value) { return (number, nil) }
         guard let object = value as? [String: Any], let qty = number(object["qty"]) else { return nil }
         return (qty, object["units"] as? String)
+    }
+
+    /// A field that may be left out, read as `number` reads it.
+    enum Figure {
+        case absent
+        case value(Double)
+        /// There, but no number: the item's error, never read as 0 (a night sent with
+        /// `"deep": "lots"` is not a night without deep sleep).
+        case notANumber
+    }
+
+    static func figure(_ raw: Any?) -> Figure {
+        guard let raw, !(raw is NSNull) else { return .absent }
+        return number(raw).map(Figure.value) ?? .notANumber
+    }
+
+    /// Durations of a summarised night (`keys` in `unit` seconds each), 0 for those left out;
+    /// nil, with the item rejected, when one is there but no number.
+    static func durations(_ item: [String: Any], _ keys: [String], unit: Double, path: String?, into intake: inout HealthIntake) -> [String: Double]? {
+        var found: [String: Double] = [:], wrong: [HealthItemError] = []
+        for key in keys {
+            switch figure(item[key]) {
+            case .absent: found[key] = 0
+            case .value(let value): found[key] = value * unit
+            case .notANumber:
+                let message = "must be a number of \(unit == 3_600 ? "hours" : "minutes")"
+                wrong.append(path.map { HealthItemError(item: $0, field: key, message: message) } ?? HealthItemError(index: 0, field: key, message: message))
+            }
+        }
+        guard wrong.isEmpty else { intake.reject(wrong); return nil }
+        return found
     }
 
     /// A number, also when the app wrote it as a string ("5234", "72,5" in some locales).

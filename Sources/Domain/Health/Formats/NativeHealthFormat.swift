@@ -1,52 +1,57 @@
 import Foundation
 
 /// lifelog's own batch (`POST /api/v1/ingest/health`): samples, sleep, workouts and deletions,
-/// each item as documented. An item the reader cannot take (a missing field, a date that is not
-/// RFC 3339) is that item's error; the rest of the batch goes on.
+/// each item as documented. An item the reader cannot take (a missing or mistyped field, a date
+/// that is not RFC 3339, a NUL in a string it keeps) is that item's error; the rest of the batch
+/// goes on. Fields it does not read are ignored, whatever they hold.
 public enum NativeHealthFormat {
     public static func decode(_ body: Data) throws(HealthFormatError) -> HealthIntake {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             throw HealthFormatError("the body must be a JSON object with samples, sleep, workouts and deletions")
         }
-        for key in ["samples", "sleep", "workouts", "deletions"] where object[key] != nil && !(object[key] is [Any]) && !(object[key] is NSNull) {
+        // Absent is an empty list; anything else, null included, must be a list.
+        for key in ["samples", "sleep", "workouts", "deletions"] where object[key] != nil && !(object[key] is [Any]) {
             throw HealthFormatError("\(key) must be an array")
         }
         var intake = HealthIntake()
         for (index, item) in ((object["samples"] as? [Any]) ?? []).enumerated() {
             var reader = ItemReader(item, path: "samples[\(index)]", index: index)
             let metric = reader.string("metric"), value = reader.number("value"), unit = reader.optionalString("unit")
-            let start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
+            let start = reader.instant("start"), end = reader.instant("end"), source = reader.source(), uuid = reader.optionalString("uuid")
             guard let metric, let value, let start, let end, let source, reader.errors.isEmpty else {
-                intake.errors += reader.errors
+                intake.reject(reader.errors)
                 continue
             }
-            intake.samples.append(.init(uuid: reader.optionalString("uuid"), metric: metric, value: value, unit: unit, start: start, end: end,
+            intake.samples.append(.init(uuid: uuid, metric: metric, value: value, unit: unit, start: start, end: end,
                                         source: source, path: reader.path))
         }
         for (index, item) in ((object["sleep"] as? [Any]) ?? []).enumerated() {
             var reader = ItemReader(item, path: "sleep[\(index)]", index: index)
             let stage = reader.string("stage"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
+            let uuid = reader.optionalString("uuid")
             guard let stage, let start, let end, let source, reader.errors.isEmpty else {
-                intake.errors += reader.errors
+                intake.reject(reader.errors)
                 continue
             }
-            intake.sleep.append(.init(uuid: reader.optionalString("uuid"), stage: stage, start: start, end: end, source: source, path: reader.path))
+            intake.sleep.append(.init(uuid: uuid, stage: stage, start: start, end: end, source: source, path: reader.path))
         }
         for (index, item) in ((object["workouts"] as? [Any]) ?? []).enumerated() {
             var reader = ItemReader(item, path: "workouts[\(index)]", index: index)
             let type = reader.string("type"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
             let energy = reader.optionalNumber("active_energy_kcal"), distance = reader.optionalNumber("distance_m")
-            let heartRate = reader.optionalNumber("avg_heart_rate")
+            let heartRate = reader.optionalNumber("avg_heart_rate"), uuid = reader.optionalString("uuid")
             guard let type, let start, let end, let source, reader.errors.isEmpty else {
-                intake.errors += reader.errors
+                intake.reject(reader.errors)
                 continue
             }
-            intake.workouts.append(.init(uuid: reader.optionalString("uuid"), type: type, start: start, end: end, activeEnergyKcal: energy,
+            intake.workouts.append(.init(uuid: uuid, type: type, start: start, end: end, activeEnergyKcal: energy,
                                          distanceM: distance, avgHeartRate: heartRate, source: source, path: reader.path))
         }
         for (index, item) in ((object["deletions"] as? [Any]) ?? []).enumerated() {
-            guard let uuid = item as? String else {
-                intake.errors.append(HealthItemError(index: index, field: "deletions[\(index)]", message: "must be a uuid string"))
+            // Checked here, where the item's index is known, rather than among the rules.
+            guard let uuid = item as? String, HealthIntakeRules.normalizedUUID(uuid) != nil, !uuid.unicodeScalars.contains("\u{0}") else {
+                let message = "must be a sample's uuid: 1 to \(HealthIntakeRules.maxUUIDLength) characters"
+                intake.reject(HealthItemError(index: index, field: "deletions[\(index)]", message: message))
                 continue
             }
             intake.deletions.append(uuid)
@@ -75,10 +80,25 @@ public enum NativeHealthFormat {
         mutating func string(_ key: String) -> String? {
             guard let object else { return nil }
             guard let text = object[key] as? String, !text.isEmpty else { fail(key, "is required (a string)"); return nil }
-            return text
+            return kept(text, key)
         }
 
-        func optionalString(_ key: String) -> String? { object?[key] as? String }
+        /// Absent is nil; anything but a string (null included: nothing here is nullable) is the item's error.
+        mutating func optionalString(_ key: String) -> String? {
+            optionalString(key, in: object, field: key)
+        }
+
+        mutating func optionalString(_ key: String, in object: [String: Any]?, field: String) -> String? {
+            guard let raw = object?[key] else { return nil }
+            guard let text = raw as? String else { fail(field, raw is NSNull ? "must not be null" : "must be a string"); return nil }
+            return kept(text, field)
+        }
+
+        /// A string the item keeps: no NUL, which nothing downstream can store.
+        mutating func kept(_ text: String, _ field: String) -> String? {
+            guard !text.unicodeScalars.contains("\u{0}") else { fail(field, "contains a NUL character"); return nil }
+            return text
+        }
 
         mutating func number(_ key: String) -> Double? {
             guard let object else { return nil }
@@ -87,8 +107,8 @@ public enum NativeHealthFormat {
         }
 
         mutating func optionalNumber(_ key: String) -> Double? {
-            guard let raw = object?[key], !(raw is NSNull) else { return nil }
-            guard let value = Self.double(raw) else { fail(key, "must be a number"); return nil }
+            guard let raw = object?[key] else { return nil }
+            guard let value = Self.double(raw) else { fail(key, raw is NSNull ? "must not be null" : "must be a number"); return nil }
             return value
         }
 
@@ -105,12 +125,15 @@ public enum NativeHealthFormat {
                 fail("source", "is required: {name, kind}")
                 return nil
             }
-            let kindText = source["kind"] as? String
+            let before = errors.count
+            let kept = kept(name, "source.name")
+            let kindText = optionalString("kind", in: source, field: "source.kind"), bundleId = optionalString("bundle_id", in: source, field: "source.bundle_id")
+            guard let name = kept, errors.count == before else { return nil }
             guard let kind = kindText.map({ HealthSourceKind(rawValue: $0) }) ?? .guessed(fromName: name) else {
                 fail("source.kind", "must be one of \(HealthSourceKind.allCases.map(\.rawValue).joined(separator: ", "))")
                 return nil
             }
-            return HealthSource(name: name, kind: kind, bundleId: source["bundle_id"] as? String)
+            return HealthSource(name: name, kind: kind, bundleId: bundleId)
         }
 
         /// A JSON number (not a boolean, which JSONSerialization also gives as NSNumber).

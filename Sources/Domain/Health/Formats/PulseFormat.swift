@@ -11,16 +11,18 @@ public enum PulseFormat {
         var intake = HealthIntake()
         let instant = { (key: String) in (night[key] as? String).flatMap(CoachFitFormat.instant) }
         guard let start = instant("inBedStart") ?? instant("sleepStart") else {
-            intake.errors.append(HealthItemError(index: 0, field: "inBedStart", message: "must be an instant (RFC 3339) to place the night"))
+            intake.reject(HealthItemError(index: 0, field: "inBedStart", message: "must be an instant (RFC 3339) to place the night"))
             return intake
         }
-        let hours = { (key: String) in (HealthAutoExportFormat.number(night[key]) ?? 0) * 3_600 }
+        guard let hours = HealthAutoExportFormat.durations(night, ["totalSleep", "deep", "rem", "core", "awake"], unit: 3_600, path: nil,
+                                                           into: &intake) else { return intake }
+        let hour = { (key: String) in hours[key] ?? 0 }
         var layout = SleepNightLayout(sleepStart: start)
-        layout.deep = hours("deep")
-        layout.core = hours("core")
-        layout.rem = hours("rem")
-        layout.awake = hours("awake")
-        layout.asleep = max(hours("totalSleep"), layout.deep + layout.core + layout.rem)
+        layout.deep = hour("deep")
+        layout.core = hour("core")
+        layout.rem = hour("rem")
+        layout.awake = hour("awake")
+        layout.asleep = max(hour("totalSleep"), layout.deep + layout.core + layout.rem)
         if let end = instant("sleepEnd") { layout.inBed = (start, end) }
         let source = HealthSource.named(String(((night["source"] as? String) ?? "Pulse").prefix(200)))
         intake.sleep = layout.segments(source: source, path: "night")

@@ -46,7 +46,7 @@ public struct AppDependencies: Sendable {
         self.habitFacts = habitFacts
         shutdown = ShutdownDeadline(grace: edge.shutdownGrace, cancelStatements: cancelStatementsAtShutdown)
         let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks,
-                                  habitFacts: habitFacts)
+                                  habitFacts: habitFacts, readWait: edge.readWait)
         self.client = client
         self.store = store
         self.accounts = accounts

@@ -129,8 +129,13 @@ public struct EdgeLimits: Sendable, Equatable {
     /// After SIGTERM, in-flight requests get this long before they are cut (`SHUTDOWN_GRACE_SECONDS`).
     public var shutdownGrace: Duration
 
+    /// How long a read asked for `?min_position=` waits for the async read models before it
+    /// answers 202 "not yet" (3 s; the test harness, on a loaded machine, waits longer).
+    public var readWait: Duration
+
     public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(60),
-                databaseWait: Duration = .seconds(2), shutdownGrace: Duration = .seconds(10)) {
+                databaseWait: Duration = .seconds(2), shutdownGrace: Duration = .seconds(10), readWait: Duration = .seconds(3)) {
+        self.readWait = readWait
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout

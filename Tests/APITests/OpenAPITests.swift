@@ -239,6 +239,31 @@ import TestSupport
         #expect(missing.sorted() == [])
     }
 
+    /// Issue 26: generated clients name their methods after `operationId` and group them by tag;
+    /// without them every method was named after its path (`get_api_v1_health_daily`).
+    @Test func everyOperationHasAUniqueCamelCaseIdAndADeclaredTag() throws {
+        let document = try Self.mergedJSON()
+        let declared = Set((document["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+        var ids: [String: [String]] = [:]
+        var problems: [String] = []
+        for (path, item) in document["paths"] as? [String: Any] ?? [:] {
+            for (method, operation) in item as? [String: Any] ?? [:] where Self.methods.contains(method) {
+                let label = "\(method.uppercased()) \(path)"
+                let operation = operation as? [String: Any] ?? [:]
+                guard let id = operation["operationId"] as? String else { problems.append("\(label): no operationId"); continue }
+                ids[id, default: []].append(label)
+                let camel = id.first?.isLowercase == true && id.allSatisfy { $0.isLetter || $0.isNumber }
+                if !camel { problems.append("\(label): \(id) is not camelCase") }
+                let tags = operation["tags"] as? [String] ?? []
+                if tags.isEmpty { problems.append("\(label): no tag") }
+                for tag in tags where !declared.contains(tag) { problems.append("\(label): tag \(tag) is not declared at the top") }
+            }
+        }
+        for (id, labels) in ids where labels.count > 1 { problems.append("\(id) names \(labels.sorted())") }
+        #expect(problems.sorted() == [])
+        #expect(ids.count >= 97)
+    }
+
     // MARK: - Python, for a real YAML parser and the OpenAPI validator
 
     static let pipInstall = "python3 -m pip install openapi-spec-validator==0.9.0 PyYAML==6.0.3 (as .ci/run does)"

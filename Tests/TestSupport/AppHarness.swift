@@ -15,7 +15,7 @@ public struct AppHarness: Sendable {
     /// The whole suite loads the machine far past what a server sees: a request can wait more
     /// than the 2 s the database wait allows without the database being away. Tests of the wait
     /// itself set their own limit.
-    public static let edge = EdgeLimits(databaseWait: .seconds(30))
+    public static let edge = EdgeLimits(databaseWait: .seconds(30), readWait: .seconds(20))
 
     public let database: TestDatabase
     public let client: PostgresClient

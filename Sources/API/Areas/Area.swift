@@ -17,6 +17,8 @@ public struct AreaContext: Sendable {
     public var allowPrivateWebhooks = false
     /// Habits' logs and states, shared by the habits routes, Today and the reminder job.
     public var habitFacts = HabitFactsCache()
+    /// How long a read asked for `?min_position=` waits before 202 (`EdgeLimits.readWait`).
+    public var readWait: Duration = .seconds(3)
 }
 
 /// One area of the API (accounts, habits, tasks, …) and everything it adds to the server: its

@@ -11,8 +11,11 @@ public struct HealthService: Sendable {
     let health: HealthReadModel
     let users: AccountsReadModel
     let clock: any WallClock
+    /// How long a read waits for the async models to reach a position (`EdgeLimits.readWait`).
+    let readWait: Duration
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
+    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, readWait: Duration = .seconds(3)) {
+        self.readWait = readWait
         commands = CommandPath(store: store)
         health = HealthReadModel(client: store.client, logger: logger)
         users = AccountsReadModel(client: store.client, logger: logger)
@@ -163,7 +166,8 @@ public struct HealthService: Sendable {
 
     /// Waits, briefly, until the day and night read models have read past `position`; false
     /// when they have not within `timeout` (the client asks again).
-    public func waitForDays(_ position: LogPosition?, model: AsyncModel = .days, timeout: Duration = .seconds(3)) async throws -> (caughtUp: Bool, asOf: LogPosition) {
+    public func waitForDays(_ position: LogPosition?, model: AsyncModel = .days) async throws -> (caughtUp: Bool, asOf: LogPosition) {
+        let timeout = readWait
         let read = { model == .days ? try await health.daysPosition() : try await health.auditPosition() }
         var asOf = try await read()
         guard let position else { return (true, asOf) }

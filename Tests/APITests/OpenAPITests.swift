@@ -311,6 +311,7 @@ import TestSupport
         ]
         samples += try savingsSamples()
         samples += try reminderSamples()
+        samples += try clientSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

@@ -20,6 +20,9 @@ import TestSupport
         var prepare: @Sendable (any TestClientProtocol, String) async throws -> (path: String, json: String?)
         /// Sent with the user's device key instead of the session (ingestion).
         var device = false
+        /// The header the device key goes in; nil: in the body, where the JSON says `{device_key}`
+        /// (GymDashSync's `client_id`).
+        var deviceHeader: String? = "X-API-Key"
         var description: String { route }
     }
 
@@ -105,6 +108,13 @@ import TestSupport
         Case(route: "POST /api/v1/ingest/pulse", prepare: { _, _ in
             ("/api/v1/ingest/pulse", #"{"totalSleep":7.5,"deep":1.2,"rem":1.5,"core":4.8,"awake":0.3,"inBedStart":"2026-03-08T23:00:00Z","sleepEnd":"2026-03-09T06:45:00Z","source":"Watch"}"#)
         }, device: true),
+        // The phone apps' own routes (issue 27), with the credential where each app puts it.
+        Case(route: "POST /health", prepare: { _, _ in
+            ("/health", #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-03-09 08:00:00 +0100","qty":640,"source":"iPhone"}]},{"name":"heart_rate","units":"bpm","data":[{"date":"2026-03-09 08:05:00 +0100","Avg":71,"source":"Watch"}]},{"name":"sleep_core","units":"hr","data":[{"date":"2026-03-09 01:00:00 +0100","qty":1.5,"source":"Watch"}]}]}}"#)
+        }, device: true),
+        Case(route: "POST /health/workouts", prepare: { _, _ in
+            ("/health/workouts", #"{"data":{"workouts":[{"id":"0A4C9E1B-2F3D-4E5F-8A9B-0C1D2E3F4A5B","name":"Walk","start":"2026-03-09 07:00:00 +0100","end":"2026-03-09 07:40:00 +0100","heartRateData":[],"stepCount":[]}]}}"#)
+        }, device: true),
         Case(route: "POST /api/v1/reminders/{id}/ack") { http, token in
             // No route plans a reminder; an empty list has none to acknowledge: a 404 stores nothing either.
             ("/api/v1/reminders/00000000-0000-0000-0000-000000000000/ack", nil)
@@ -168,10 +178,11 @@ import TestSupport
                 credential = try #require(try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"Phone","kind":"phone"}"#)
                     .string("api_key"))
             }
-            let (path, json) = try await item.prepare(http, token)
+            var (path, json) = try await item.prepare(http, token)
+            if item.device, item.deviceHeader == nil { json = json?.replacingOccurrences(of: "{device_key}", with: credential) }
             func send(_ key: String) async throws -> JSONResponse {
                 var headers: HTTPFields = [.init("Idempotency-Key")!: key]
-                if item.device { headers[.init("X-API-Key")!] = credential }
+                if item.device, let header = item.deviceHeader { headers[.init(header)!] = credential }
                 return try await http.call(.post, path, token: item.device ? nil : credential, headers: headers, json: json)
             }
 

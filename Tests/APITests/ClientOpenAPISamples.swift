@@ -76,6 +76,11 @@ extension OpenAPITests {
             try raw("health-sync section (recovery)", "GET /api/section/{key}", HealthSyncReads.section(.recovery, briefing: briefing, language: .en)),
             try raw("health-sync section (activity)", "GET /api/section/{key}", HealthSyncReads.section(.activity, briefing: briefing, language: .ru)),
             try raw("health-sync section (no data)", "GET /api/section/{key}", HealthSyncReads.section(.body, briefing: bare, language: .sr)),
+            // GymDashSync
+            try raw("GymDashSync pairing", "POST /pair", full: true, GymDashSyncClient.paired(clientId: "lld_x", deviceId: UUID(), at: Date())),
+            try raw("GymDashSync steps", "POST /api/ingest/steps", full: true, GymDashSyncClient.answer(report)),
+            try raw("GymDashSync update", "PUT /api/ingest/workouts", full: true, GymDashSyncClient.answer(report)),
+            try raw("GymDashSync existing", "POST /api/ingest/workouts/query", full: true, [["uuid": "7B8CCFC7-EF94-51A2-8856-3F4A73ED17F4"]]),
         ]
     }
 }

@@ -115,6 +115,24 @@ import TestSupport
         Case(route: "POST /health/workouts", prepare: { _, _ in
             ("/health/workouts", #"{"data":{"workouts":[{"id":"0A4C9E1B-2F3D-4E5F-8A9B-0C1D2E3F4A5B","name":"Walk","start":"2026-03-09 07:00:00 +0100","end":"2026-03-09 07:40:00 +0100","heartRateData":[],"stepCount":[]}]}}"#)
         }, device: true),
+        Case(route: "POST /api/ingest/steps", prepare: { _, _ in
+            ("/api/ingest/steps", #"{"client_id":"{device_key}","steps":[{"date":"2026-03-08T14:10:00Z","total_steps":8400,"healthkit_uuid":"5E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/sleep", prepare: { _, _ in
+            ("/api/ingest/sleep", #"{"client_id":"{device_key}","sleep_records":[{"date":"2026-03-08","total_sleep_minutes":410,"healthkit_uuid":"6E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8","sleep_start":"2026-03-08T22:30:00Z","sleep_end":"2026-03-09T05:50:00Z"}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/workouts", prepare: { _, _ in
+            ("/api/ingest/workouts", #"{"client_id":"{device_key}","workouts":[{"workout_type":"run","start_time":"2026-03-09T07:00:00Z","end_time":"2026-03-09T07:30:00Z","duration_seconds":1800,"calories_active":300,"distance_meters":5000,"avg_heart_rate":150,"max_heart_rate":150,"source_device":"apple_watch","metadata":{"healthkit_uuid":"7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/profile", prepare: { _, _ in
+            ("/api/ingest/profile", #"{"client_id":"{device_key}","metrics":[{"metric":"weight","value":70.5,"unit":"kg","measured_at":"2026-03-09T07:00:00Z","source":"apple_health","healthkit_uuid":"8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/workouts/query", prepare: { _, _ in
+            ("/api/ingest/workouts/query", #"{"client_id":"{device_key}","uuids":["7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/profile/query", prepare: { _, _ in
+            ("/api/ingest/profile/query", #"{"uuids":["8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
+        }, device: true, deviceHeader: nil),
         Case(route: "POST /api/v1/reminders/{id}/ack") { http, token in
             // No route plans a reminder; an empty list has none to acknowledge: a 404 stores nothing either.
             ("/api/v1/reminders/00000000-0000-0000-0000-000000000000/ack", nil)
@@ -129,6 +147,7 @@ import TestSupport
         "POST /api/v1/auth/logout",       // ends the caller's session: a retry has no session
         "POST /api/v1/auth/logout-all",
         "POST /api/v1/pair",              // a pairing code is spent on use
+        "POST /pair",                     // GymDashSync's pairing: the same
         // Ends every session, the caller's too: a retry's token no longer authenticates (401), and
         // the client logs in with the new password; the change itself is one event per request.
         "POST /api/v1/me/password",

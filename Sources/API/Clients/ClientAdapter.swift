@@ -25,6 +25,7 @@ public protocol ClientAdapter: Sendable {
 public enum ClientCatalog {
     public static let adapters: [any ClientAdapter.Type] = [
         HealthSyncClient.self,
+        GymDashSyncClient.self,
     ]
 }
 

@@ -81,6 +81,8 @@ extension OpenAPITests {
             try raw("GymDashSync steps", "POST /api/ingest/steps", full: true, GymDashSyncClient.answer(report)),
             try raw("GymDashSync update", "PUT /api/ingest/workouts", full: true, GymDashSyncClient.answer(report)),
             try raw("GymDashSync existing", "POST /api/ingest/workouts/query", full: true, [["uuid": "7B8CCFC7-EF94-51A2-8856-3F4A73ED17F4"]]),
+            // HealthPush
+            try raw("HealthPush sync", "POST /api/v1/ingest/healthpush", full: true, HealthPushClient.answer(report)),
         ]
     }
 }

@@ -26,6 +26,7 @@ public enum ClientCatalog {
     public static let adapters: [any ClientAdapter.Type] = [
         HealthSyncClient.self,
         GymDashSyncClient.self,
+        HealthPushClient.self,
     ]
 }
 

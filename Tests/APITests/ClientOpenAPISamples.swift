@@ -83,6 +83,14 @@ extension OpenAPITests {
             try raw("GymDashSync existing", "POST /api/ingest/workouts/query", full: true, [["uuid": "7B8CCFC7-EF94-51A2-8856-3F4A73ED17F4"]]),
             // HealthPush
             try raw("HealthPush sync", "POST /api/v1/ingest/healthpush", full: true, HealthPushClient.answer(report)),
+            // Pulse
+            try sample("Pulse upload", "POST /api/health", "200", full: true, HealthIngestionDTO(report)),
+            try raw("Pulse latest", "GET /api/health/latest", full: true, PulseClient.latest(today: day, newest: [latest], day: [steps])),
+            try raw("Pulse latest (nothing yet)", "GET /api/health/latest", PulseClient.latest(today: day, newest: [], day: [])),
+            try raw("Pulse readiness", "GET /api/health/readiness", PulseClient.readiness(scored, checkIn: checkIn, steps: 8_432, language: .en)),
+            try raw("Pulse readiness (calibrating)", "GET /api/health/readiness", PulseClient.readiness(empty, checkIn: nil, steps: nil, language: .sr)),
+            try raw("Pulse heatmap", "GET /api/health/heatmap", full: true,
+                    PulseClient.heatmap(.steps, from: day, to: day, cells: HealthHeatmap.cells(from: day, to: day, values: [day: 8_432]))),
         ]
     }
 }

@@ -115,6 +115,9 @@ import TestSupport
         Case(route: "POST /health/workouts", prepare: { _, _ in
             ("/health/workouts", #"{"data":{"workouts":[{"id":"0A4C9E1B-2F3D-4E5F-8A9B-0C1D2E3F4A5B","name":"Walk","start":"2026-03-09 07:00:00 +0100","end":"2026-03-09 07:40:00 +0100","heartRateData":[],"stepCount":[]}]}}"#)
         }, device: true),
+        Case(route: "POST /api/health", prepare: { _, _ in
+            ("/api/health", #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-03-09 00:00:00 +0100","qty":4100}]}]}}"#)
+        }, device: true),
         Case(route: "POST /api/v1/ingest/healthpush", prepare: { _, _ in
             ("/api/v1/ingest/healthpush", #"{"device_name":"HealthPush","timestamp":"2026-03-09T10:00:00.000Z","metrics":[{"id":"7E244E9A-6F83-5EE6-81E1-DE1AB2EECA0A","type":"steps","value":3120,"unit":"steps","start_date":"2026-03-08T23:00:00.000Z","end_date":"2026-03-09T23:00:00.000Z"}]}"#)
         }, device: true, deviceHeader: "X-Webhook-Secret"),
@@ -130,6 +133,7 @@ import TestSupport
         Case(route: "POST /api/ingest/profile", prepare: { _, _ in
             ("/api/ingest/profile", #"{"client_id":"{device_key}","metrics":[{"metric":"weight","value":70.5,"unit":"kg","measured_at":"2026-03-09T07:00:00Z","source":"apple_health","healthkit_uuid":"8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}]}"#)
         }, device: true, deviceHeader: nil),
+        // Questions: they store nothing, retried or not.
         Case(route: "POST /api/ingest/workouts/query", prepare: { _, _ in
             ("/api/ingest/workouts/query", #"{"client_id":"{device_key}","uuids":["7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
         }, device: true, deviceHeader: nil),

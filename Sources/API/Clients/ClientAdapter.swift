@@ -27,6 +27,7 @@ public enum ClientCatalog {
         HealthSyncClient.self,
         GymDashSyncClient.self,
         HealthPushClient.self,
+        PulseClient.self,
     ]
 }
 

@@ -97,7 +97,7 @@ struct DeviceDTO: ResponseEncodable {
 
         init?(_ request: Request) {
             guard let host = request.head.authority, !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
-            let scheme = request.headers[.init("X-Forwarded-Proto")!]?.lowercased() == "https" ? "https" : "http"
+            let scheme = request.headers[.forwardedProto]?.lowercased() == "https" ? "https" : "http"
             self.init(root: "\(scheme)://\(host)")
         }
     }

@@ -58,11 +58,6 @@ enum ClientCredential {
     }
 }
 
-extension HTTPField.Name {
-    static let webhookSecret = Self("X-Webhook-Secret")!
-    static let syncSession = Self("X-Sync-Session")!
-}
-
 /// A JSON answer written the way the apps' own servers write it: `application/json`, keys
 /// exactly as given (the context's encoder would turn `SLEEP` and `respiratoryRate` into
 /// snake_case), serialised when made.

@@ -16,6 +16,8 @@ public struct AppDependencies: Sendable {
     public var store: PostgresEventStore
     public var accounts: AccountService
     public var areas: [any Area]
+    /// The phone apps served in their own formats (`ClientCatalog`).
+    public var clients: [any ClientAdapter]
     public var clock: any WallClock
     public var migrator: Migrator
     public var projectors: [any Projector]
@@ -51,6 +53,7 @@ public struct AppDependencies: Sendable {
         self.store = store
         self.accounts = accounts
         self.areas = AreaCatalog.areas.map { $0.init(context) }
+        self.clients = ClientCatalog.adapters.map { $0.init(context) }
         self.clock = clock
         self.migrator = migrator
         self.projectors = projectors
@@ -86,6 +89,7 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
         .register(on: router)
     let api = router.group("api/v1")
     for area in dependencies.areas { area.register(on: api) }
+    for client in dependencies.clients { client.register(on: router) }
     let document = OpenAPIDocument.yaml
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],

@@ -8,4 +8,8 @@ extension HTTPField.Name {
     static let apiKeyPlain = HTTPField.Name("api-key")!
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    /// HealthPush's webhook secret (a device key, `HealthPushClient`).
+    static let webhookSecret = HTTPField.Name("X-Webhook-Secret")!
+    /// The scheme a proxy in front was reached by (the device creation answer's `connect`).
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 }

@@ -7,9 +7,9 @@ import Foundation
 /// compare each response DTO's keys with its schema.
 enum OpenAPIDocument {
     /// The area files, in the order their paths appear in the document: the operational routes'
-    /// (`/healthz`, `/metrics`, ...), then each registered area's, so a new area adds its file and
-    /// its line in `AreaCatalog` and nothing here.
-    static let areas = ["operations"] + AreaCatalog.areas.map { $0.openAPIPart }
+    /// (`/healthz`, `/metrics`, ...), then each registered area's, then each app adapter's
+    /// (`ClientCatalog`), so a new area adds its file and its line in `AreaCatalog` and nothing here.
+    static let areas = ["operations"] + AreaCatalog.areas.map { $0.openAPIPart } + ClientCatalog.adapters.map { $0.openAPIPart }
 
     static let yaml: String = {
         guard let base = file("base") else { return placeholder }

@@ -83,6 +83,14 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Ingestion batches are larger than any other request (5,000 samples are about 1.5 MB).
     let ingestion: Int
     static var ingestionPrefix: String { "/api/v1/ingest/" }
+    /// The apps' own upload paths (`ClientCatalog`): a health-sync upload repeats a day of
+    /// samples and up to 90 nights, GymDashSync a year of days.
+    static var clientIngestionPrefixes: [String] { ["/api/ingest/"] }
+    static var clientIngestionPaths: Set<String> { ["/health", "/health/workouts", "/api/health"] }
+
+    static func isIngestion(_ path: String) -> Bool {
+        path.hasPrefix(ingestionPrefix) || clientIngestionPaths.contains(path) || clientIngestionPrefixes.contains { path.hasPrefix($0) }
+    }
 
     init(limit: Int, ingestionLimit: Int) {
         general = limit
@@ -90,7 +98,7 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let limit = request.uri.path.hasPrefix(Self.ingestionPrefix) ? ingestion : general
+        let limit = Self.isIngestion(request.uri.path) ? ingestion : general
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw Problem.tooLarge(limit: limit)
         }

@@ -140,9 +140,10 @@ struct ImportCommand: AsyncParsableCommand {
             let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 2) } ?? Data()
             isZip = head == Data([0x50, 0x4B])
             if isZip {
+                let entry = try Self.exportEntry(in: path)
                 let unzip = Process()
                 unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-                unzip.arguments = ["-p", path, "*export.xml"]
+                unzip.arguments = ["-p", path, entry]
                 let pipe = Pipe()
                 unzip.standardOutput = pipe
                 unzip.standardError = FileHandle.nullDevice
@@ -156,12 +157,48 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
 
+        /// The export inside a zip: the XML file whose root element is `HealthData`, whatever the
+        /// phone's language named it (`export.xml`, `exportar.xml`, `eksport.xml`, `vienti.xml`, …);
+        /// the clinical document beside it (`export_cda.xml`, rooted in `ClinicalDocument`) and
+        /// workout routes are not it. Each candidate's first 256 KiB are enough to see its root.
+        static func exportEntry(in path: String) throws -> String {
+            let names = String(decoding: try run(["-Z1", path], limit: 16 << 20), as: UTF8.self)
+                .split(whereSeparator: \.isNewline).map(String.init)
+                .filter { $0.lowercased().hasSuffix(".xml") && !$0.lowercased().hasSuffix("_cda.xml") }
+            // The usual name first, so the common case reads one file's head.
+            for name in names.sorted(by: { ($0.hasSuffix("/export.xml") || $0 == "export.xml" ? 0 : 1, $0) < ($1.hasSuffix("/export.xml") || $1 == "export.xml" ? 0 : 1, $1) }) {
+                // unzip reads a name as a pattern: its wildcard characters are escaped.
+                let pattern = name.reduce(into: "") { text, char in text += "[]*?\\".contains(char) ? "\\\(char)" : String(char) }
+                if AppleHealthExportReader.rootElement(try run(["-p", path, pattern], limit: 256 << 10)) == "HealthData" { return pattern }
+            }
+            throw CLIError("the zip holds no Apple Health export (no XML file whose root element is HealthData)")
+        }
+
+        /// `unzip` with `arguments`: up to `limit` bytes of what it writes (it is stopped there).
+        static func run(_ arguments: [String], limit: Int) throws -> Data {
+            let unzip = Process()
+            unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+            unzip.arguments = arguments
+            let pipe = Pipe()
+            unzip.standardOutput = pipe
+            unzip.standardError = FileHandle.nullDevice
+            do { try unzip.run() } catch { throw CLIError("cannot run unzip (install unzip, or pass the export's XML file itself)") }
+            var data = Data()
+            while data.count < limit, let chunk = try pipe.fileHandleForReading.read(upToCount: min(1 << 16, limit - data.count)), !chunk.isEmpty {
+                data.append(chunk)
+            }
+            if unzip.isRunning { unzip.terminate() }
+            try? pipe.fileHandleForReading.close()
+            unzip.waitUntilExit()
+            return data
+        }
+
         func next() throws -> Data? {
             let chunk = try handle.read(upToCount: 1 << 20)
             guard let chunk, !chunk.isEmpty else {
                 if let process {
                     process.waitUntilExit()
-                    if process.terminationStatus != 0 { throw CLIError("unzip could not read export.xml from the file (status \(process.terminationStatus))") }
+                    if process.terminationStatus != 0 { throw CLIError("unzip could not read the export from the file (status \(process.terminationStatus))") }
                 }
                 return nil
             }

@@ -96,6 +96,37 @@ import TestSupport
         }
     }
 
+    /// A phone in Spanish names the export `exportar.xml`; beside it lies the clinical document
+    /// (`export_cda.xml`). The import finds the export by its root element, not its name.
+    @Test func anExportFromAPhoneInAnotherLanguageIsFoundByItsRootElement() async throws {
+        try await AppHarness.with { harness, http in
+            _ = try await http.register("importer@example.com")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try AppleHealthExportSample.export(days: 10).write(to: folder.appendingPathComponent("exportar.xml"), atomically: true, encoding: .utf8)
+            try #"<?xml version="1.0"?><ClinicalDocument xmlns="urn:hl7-org:v3"></ClinicalDocument>"#
+                .write(to: folder.appendingPathComponent("export_cda.xml"), atomically: true, encoding: .utf8)
+            // Zipped as the phone does, in a folder (with Python's zipfile: zip(1) may not be installed).
+            let zip = folder.appendingPathComponent("exportar.zip")
+            let python = Process()
+            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            python.arguments = ["python3", "-c", """
+                import sys, zipfile
+                with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                    z.write(sys.argv[2], "apple_health_export/export_cda.xml")
+                    z.write(sys.argv[3], "apple_health_export/exportar.xml")
+                """, zip.path, folder.appendingPathComponent("export_cda.xml").path, folder.appendingPathComponent("exportar.xml").path]
+            try python.run()
+            python.waitUntilExit()
+            #expect(python.terminationStatus == 0)
+            let environment = ["DATABASE_URL": harness.database.ownerURL.description]
+            let imported = try await run(["import", "apple-health", "--email", "importer@example.com", zip.path], environment: environment)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stdout.contains("inserted 442, updated 0, duplicates 0, rejected 0, skipped 10"), "\(imported.stdout)")
+        }
+    }
+
     /// Records the sample export has for `days` (see `AppleHealthExportSample.export`): 40 a day,
     /// and the night's sleep (6 segments on even days, 1 on odd), and a workout on two days in three.
     static func exportRecords(_ days: Range<Int>) -> Int {

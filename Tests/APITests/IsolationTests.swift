@@ -187,6 +187,19 @@ import TestSupport
             ownWrites: [(.put, "/api/v1/health/manual/{metric}/{date}", #"{"value":99}"#),
                         (.put, "/api/v1/health/checkins/{date}", #"{"feeling":1}"#)]),
         Case(
+            description: "health-sync's sections",
+            create: { http, token in
+                _ = try await http.call(.post, "/api/v1/ingest/health", token: token, json: #"{"sleep":[{"stage":"core","start":"2025-12-31T23:00:00Z","end":"2026-01-01T06:00:00Z","source":{"name":"Watch","kind":"watch"}}]}"#)
+                return "unused"
+            },
+            attempts: [],
+            intact: { http, token, _ in
+                try await http.call(.get, "/api/v1/health/sleep?from=2026-01-01&to=2026-01-01", token: token).status == .ok
+            },
+            // A section's key names the caller's own briefing, never another user's (ClientIsolationTests
+            // checks that B's section shows none of A's figures).
+            ownWrites: [(.get, "/api/section/{key}", nil)]),
+        Case(
             description: "event webhooks",
             create: { http, token in
                 try await http.call(.post, "/api/v1/webhooks", token: token,
@@ -227,6 +240,7 @@ import TestSupport
             .replacingOccurrences(of: "{tid}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{user_id}", with: "00000000-0000-0000-0000-000000000000")
             .replacingOccurrences(of: "{invitation_id}", with: "00000000-0000-0000-0000-000000000000")
+            .replacingOccurrences(of: "{key}", with: "sleep")
     }
 
     /// Forgetting is impossible: every registered route with a path parameter has a case here,

@@ -229,7 +229,10 @@ import TestSupport
                     .compactMap { Self.resolved($0, in: document)?["name"] as? String }
                 let statuses = Set((operation["responses"] as? [String: Any] ?? [:]).keys)
                 let label = "\(method.uppercased()) \(path)"
-                let authenticated = !(operation["security"] as? [Any] ?? []).isEmpty
+                // The middleware knows the caller from a bearer token or a device key; an app's own
+                // credential (HealthPush's X-Webhook-Secret) is read by its route, after it.
+                let schemes = (operation["security"] as? [[String: Any]] ?? []).flatMap(\.keys)
+                let authenticated = schemes.contains("bearer") || schemes.contains("deviceKey")
                 if method == "post", authenticated, !parameters.contains("Idempotency-Key") { missing.append("\(label): Idempotency-Key") }
                 if parameters.contains("Idempotency-Key"), !statuses.contains("422") { missing.append("\(label): 422 for Idempotency-Key") }
                 if parameters.contains("If-Match"), !statuses.isSuperset(of: ["400", "412"]) { missing.append("\(label): 400 and 412 for If-Match") }
@@ -370,7 +373,7 @@ import TestSupport
         let pair = TokenPair(accessToken: "access", refreshToken: "refresh", expiresIn: 900)
         func device(full: Bool) -> DeviceDTO {
             DeviceDTO(DeviceRecord(id: id, name: "Watch", kind: "watch", createdAt: now, lastUsedAt: full ? now : nil),
-                      apiKey: full ? "key" : nil)
+                      apiKey: full ? "key" : nil, connect: full ? DeviceDTO.Connect(root: "https://lifelog.example.com") : nil)
         }
         var samples = [
             try sample("Habit", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true)),
@@ -407,6 +410,7 @@ import TestSupport
         ]
         samples += try savingsSamples()
         samples += try reminderSamples()
+        samples += try clientSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

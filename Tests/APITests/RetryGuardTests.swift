@@ -20,6 +20,9 @@ import TestSupport
         var prepare: @Sendable (any TestClientProtocol, String) async throws -> (path: String, json: String?)
         /// Sent with the user's device key instead of the session (ingestion).
         var device = false
+        /// The header the device key goes in; nil: in the body, where the JSON says `{device_key}`
+        /// (GymDashSync's `client_id`).
+        var deviceHeader: String? = "X-API-Key"
         var description: String { route }
     }
 
@@ -105,6 +108,38 @@ import TestSupport
         Case(route: "POST /api/v1/ingest/pulse", prepare: { _, _ in
             ("/api/v1/ingest/pulse", #"{"totalSleep":7.5,"deep":1.2,"rem":1.5,"core":4.8,"awake":0.3,"inBedStart":"2026-03-08T23:00:00Z","sleepEnd":"2026-03-09T06:45:00Z","source":"Watch"}"#)
         }, device: true),
+        // The phone apps' own routes (issue 27), with the credential where each app puts it.
+        Case(route: "POST /health", prepare: { _, _ in
+            ("/health", #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-03-09 08:00:00 +0100","qty":640,"source":"iPhone"}]},{"name":"heart_rate","units":"bpm","data":[{"date":"2026-03-09 08:05:00 +0100","Avg":71,"source":"Watch"}]},{"name":"sleep_core","units":"hr","data":[{"date":"2026-03-09 01:00:00 +0100","qty":1.5,"source":"Watch"}]}]}}"#)
+        }, device: true),
+        Case(route: "POST /health/workouts", prepare: { _, _ in
+            ("/health/workouts", #"{"data":{"workouts":[{"id":"0A4C9E1B-2F3D-4E5F-8A9B-0C1D2E3F4A5B","name":"Walk","start":"2026-03-09 07:00:00 +0100","end":"2026-03-09 07:40:00 +0100","heartRateData":[],"stepCount":[]}]}}"#)
+        }, device: true),
+        Case(route: "POST /api/health", prepare: { _, _ in
+            ("/api/health", #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-03-09 00:00:00 +0100","qty":4100}]}]}}"#)
+        }, device: true),
+        Case(route: "POST /api/v1/ingest/healthpush", prepare: { _, _ in
+            ("/api/v1/ingest/healthpush", #"{"device_name":"HealthPush","timestamp":"2026-03-09T10:00:00.000Z","metrics":[{"id":"7E244E9A-6F83-5EE6-81E1-DE1AB2EECA0A","type":"steps","value":3120,"unit":"steps","start_date":"2026-03-08T23:00:00.000Z","end_date":"2026-03-09T23:00:00.000Z"}]}"#)
+        }, device: true, deviceHeader: "X-Webhook-Secret"),
+        Case(route: "POST /api/ingest/steps", prepare: { _, _ in
+            ("/api/ingest/steps", #"{"client_id":"{device_key}","steps":[{"date":"2026-03-08T14:10:00Z","total_steps":8400,"healthkit_uuid":"5E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/sleep", prepare: { _, _ in
+            ("/api/ingest/sleep", #"{"client_id":"{device_key}","sleep_records":[{"date":"2026-03-08","total_sleep_minutes":410,"healthkit_uuid":"6E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8","sleep_start":"2026-03-08T22:30:00Z","sleep_end":"2026-03-09T05:50:00Z"}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/workouts", prepare: { _, _ in
+            ("/api/ingest/workouts", #"{"client_id":"{device_key}","workouts":[{"workout_type":"run","start_time":"2026-03-09T07:00:00Z","end_time":"2026-03-09T07:30:00Z","duration_seconds":1800,"calories_active":300,"distance_meters":5000,"avg_heart_rate":150,"max_heart_rate":150,"source_device":"apple_watch","metadata":{"healthkit_uuid":"7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}}]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/profile", prepare: { _, _ in
+            ("/api/ingest/profile", #"{"client_id":"{device_key}","metrics":[{"metric":"weight","value":70.5,"unit":"kg","measured_at":"2026-03-09T07:00:00Z","source":"apple_health","healthkit_uuid":"8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"}]}"#)
+        }, device: true, deviceHeader: nil),
+        // Questions: they store nothing, retried or not.
+        Case(route: "POST /api/ingest/workouts/query", prepare: { _, _ in
+            ("/api/ingest/workouts/query", #"{"client_id":"{device_key}","uuids":["7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
+        }, device: true, deviceHeader: nil),
+        Case(route: "POST /api/ingest/profile/query", prepare: { _, _ in
+            ("/api/ingest/profile/query", #"{"uuids":["8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
+        }, device: true, deviceHeader: nil),
         Case(route: "POST /api/v1/reminders/{id}/ack") { http, token in
             // No route plans a reminder; an empty list has none to acknowledge: a 404 stores nothing either.
             ("/api/v1/reminders/00000000-0000-0000-0000-000000000000/ack", nil)
@@ -119,6 +154,7 @@ import TestSupport
         "POST /api/v1/auth/logout",       // ends the caller's session: a retry has no session
         "POST /api/v1/auth/logout-all",
         "POST /api/v1/pair",              // a pairing code is spent on use
+        "POST /pair",                     // GymDashSync's pairing: the same
         // Ends every session, the caller's too: a retry's token no longer authenticates (401), and
         // the client logs in with the new password; the change itself is one event per request.
         "POST /api/v1/me/password",
@@ -168,10 +204,11 @@ import TestSupport
                 credential = try #require(try await http.call(.post, "/api/v1/devices", token: token, json: #"{"name":"Phone","kind":"phone"}"#)
                     .string("api_key"))
             }
-            let (path, json) = try await item.prepare(http, token)
+            var (path, json) = try await item.prepare(http, token)
+            if item.device, item.deviceHeader == nil { json = json?.replacingOccurrences(of: "{device_key}", with: credential) }
             func send(_ key: String) async throws -> JSONResponse {
                 var headers: HTTPFields = [.init("Idempotency-Key")!: key]
-                if item.device { headers[.init("X-API-Key")!] = credential }
+                if item.device, let header = item.deviceHeader { headers[.init(header)!] = credential }
                 return try await http.call(.post, path, token: item.device ? nil : credential, headers: headers, json: json)
             }
 

@@ -53,10 +53,11 @@ import Testing
         #expect(state.byKey.values.first?.value == 8_000)
     }
 
+    /// A UUID is one item in either case (an id of another form keeps its case: ExporterCorrectionsTests).
     @Test func aSampleEditedUnderItsUUIDReplacesItWhereverItWas() throws {
-        let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "ABC")])
+        let first = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-3 * 86_400), uuid: "6F1B0E0A-6C2B-4B44-9D6C-0F6A7E1C2D3E")])
         let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: first))])
-        let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "abc")])
+        let edited = Self.records([Self.intakeSample(700, at: Self.now.addingTimeInterval(-86_400), uuid: "6f1b0e0a-6c2b-4b44-9d6c-0f6a7e1c2d3e")])
         let events = try HealthIngestDecider.decide(given, .init(deviceId: nil, records: edited, deletions: []), Self.time)
         guard case .recordsStored(let stored)? = events.first else { Issue.record("\(events)"); return }
         #expect(stored.records.map(\.value) == [700])

@@ -78,14 +78,38 @@ struct DeviceDTO: ResponseEncodable {
     var lastUsedAt: Date?
     /// Present once, in the answer that created the device.
     var apiKey: String?
+    /// Beside the key: where the phone apps lifelog serves are pointed (issue 27).
+    var connect: Connect?
 
-    init(_ device: DeviceRecord, apiKey: String? = nil) {
+    struct Connect: Encodable, Sendable {
+        var serverUrl: String
+        var healthpushUrl: String
+        var healthpushSecretHeader = "X-Webhook-Secret"
+        var pulseUrl: String
+
+        /// From the server's root as the request named it (its Host, and the scheme a proxy in
+        /// front says in X-Forwarded-Proto).
+        init(root: String) {
+            serverUrl = root
+            healthpushUrl = root + HealthPushClient.path
+            pulseUrl = root + "/api/health"
+        }
+
+        init?(_ request: Request) {
+            guard let host = request.head.authority, !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+            let scheme = request.headers[.forwardedProto]?.lowercased() == "https" ? "https" : "http"
+            self.init(root: "\(scheme)://\(host)")
+        }
+    }
+
+    init(_ device: DeviceRecord, apiKey: String? = nil, connect: Connect? = nil) {
         id = device.id.uuidString.lowercased()
         name = device.name
         kind = device.kind
         createdAt = device.createdAt
         lastUsedAt = device.lastUsedAt
         self.apiKey = apiKey
+        self.connect = apiKey == nil ? nil : connect
     }
 }
 

@@ -133,7 +133,7 @@ public struct AccountsArea: Area {
         user.post("devices") { request, context in
             let body = try await request.json(DeviceRequest.self, context: context)
             let (device, key) = try await devices.create(context.command(), name: body.name, kind: body.kind)
-            return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
+            return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key, connect: DeviceDTO.Connect(request)))
         }
         user.get("devices") { request, context in
             let limit = try Cursor.limit(request)

@@ -11,11 +11,16 @@ public enum CumulativeCredit {
         public var startSeconds: Int64
         public var endSeconds: Int64
         public var source: HealthSource
-        public init(value: Double, startSeconds: Int64, endSeconds: Int64, source: HealthSource) {
+        /// The lowest and highest reading the value summarises, when it summarises several.
+        public var min: Double?
+        public var max: Double?
+        public init(value: Double, startSeconds: Int64, endSeconds: Int64, source: HealthSource, min: Double? = nil, max: Double? = nil) {
             self.value = value
             self.startSeconds = startSeconds
             self.endSeconds = endSeconds
             self.source = source
+            self.min = min
+            self.max = max
         }
     }
 

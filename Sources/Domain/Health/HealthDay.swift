@@ -47,9 +47,12 @@ public struct HealthDay: Codable, Equatable, Sendable {
                 // One source's readings: a watch and a ring measure differently, and a mean of
                 // both would be neither. The highest-priority source with readings that day.
                 guard let source = samples.map(\.source).min(by: priority.precedes) else { return nil }
-                let values = samples.filter { $0.source == source }.map(\.value)
+                let own = samples.filter { $0.source == source }
+                let values = own.map(\.value)
+                // A reading that summarises several (Health Auto Export's Min/Avg/Max) brings its own extremes.
                 return HealthDay(date: date, metric: metric, value: values.reduce(0, +) / Double(values.count),
-                                 min: values.min(), max: values.max(), source: source.name, samples: values.count, decidedBy: .samples)
+                                 min: own.map { $0.min ?? $0.value }.min(), max: own.map { $0.max ?? $0.value }.max(),
+                                 source: source.name, samples: values.count, decidedBy: .samples)
             case .last:
                 guard let last = samples.max(by: { lhs, rhs in
                     lhs.endSeconds != rhs.endSeconds ? lhs.endSeconds < rhs.endSeconds : priority.precedes(rhs.source, lhs.source)

@@ -75,6 +75,8 @@ extension JSONText {
         field("active_energy_kcal", record.workout?.activeEnergyKcal)
         field("distance_m", record.workout?.distanceM)
         field("avg_heart_rate", record.workout?.avgHeartRate)
+        field("min", record.min)
+        field("max", record.max)
         close()
     }
 

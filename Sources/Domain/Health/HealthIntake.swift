@@ -73,9 +73,18 @@ public struct HealthIntake: Sendable, Equatable {
         public var series: Series
         /// Where the item was in the request, for its error: `samples[3]`, `data.metrics[2].data[7]`.
         public var path: String
+        /// The local date the client named for the item (a day total written as
+        /// `2024-01-15 00:00:00 -0500` means the 15th, whatever the account's zone); nil: the
+        /// date of its start in the user's zone.
+        public var localDate: LocalDate?
+        /// The lowest and highest reading the value summarises (Health Auto Export's heart rate
+        /// `Min`/`Max` around its `Avg`), in the same unit as `value`.
+        public var min: Double?
+        public var max: Double?
 
         public init(uuid: String? = nil, metric: String, value: Double, unit: String?, start: Date, end: Date,
-                    source: HealthSource, series: Series = .sample, path: String) {
+                    source: HealthSource, series: Series = .sample, path: String, localDate: LocalDate? = nil,
+                    min: Double? = nil, max: Double? = nil) {
             self.uuid = uuid
             self.metric = metric
             self.value = value
@@ -85,6 +94,9 @@ public struct HealthIntake: Sendable, Equatable {
             self.source = source
             self.series = series
             self.path = path
+            self.localDate = localDate
+            self.min = min
+            self.max = max
         }
     }
 

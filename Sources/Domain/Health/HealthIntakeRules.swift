@@ -49,9 +49,14 @@ public enum HealthIntakeRules {
             if let message = timeProblem(start: sample.start, end: sample.end, latest: latest) { fail("end", message); continue }
             if let message = uuidProblem(sample.uuid) { fail("uuid", message); continue }
             let start = seconds(sample.start), end = seconds(sample.end)
+            // A summary's extremes in the stored unit; one outside what a reading can be is left out, not the value.
+            let extreme = { (given: Double?) in
+                given.flatMap { metric.normalized($0, unit: sample.unit) }.flatMap { metric.plausibleRange.contains($0) ? $0 : nil }
+            }
             checked.records.append(HealthRecord(
                 uuid: normalizedUUID(sample.uuid), kind: .quantity, name: metric.rawValue, value: value,
-                startSeconds: start, endSeconds: end, date: dates.date(start), source: sample.source, series: sample.series))
+                startSeconds: start, endSeconds: end, date: sample.localDate ?? dates.date(start), source: sample.source, series: sample.series,
+                min: extreme(sample.min), max: extreme(sample.max)))
         }
 
         for segment in intake.sleep {
@@ -116,11 +121,26 @@ public enum HealthIntakeRules {
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 
-    /// A client's id, lowercased so that one uuid sent in two cases is one item. Any non-empty
-    /// id of up to `maxUUIDLength` characters is kept: exporters other than HealthKit have their own.
-    static func normalizedUUID(_ uuid: String?) -> String? {
+    /// A client's id. A UUID is lowercased, so that one uuid sent in two cases is one item; any
+    /// other non-empty id of up to `maxUUIDLength` characters is kept as sent, case included: exporters
+    /// other than HealthKit have ids of their own, and two that differ only in case are two items.
+    public static func normalizedUUID(_ uuid: String?) -> String? {
         guard let trimmed = uuid?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxUUIDLength else { return nil }
-        return trimmed.lowercased()
+        return isUUID(trimmed) ? trimmed.lowercased() : trimmed
+    }
+
+    /// 8-4-4-4-12 hexadecimal digits, either case.
+    static func isUUID(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) else { return false }
+            }
+        }
+        return true
     }
 
     public static let maxUUIDLength = 100

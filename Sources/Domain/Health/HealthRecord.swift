@@ -25,6 +25,10 @@ public struct HealthRecord: Codable, Equatable, Sendable {
     public var source: HealthSource
     public var series: HealthIntake.Series
     public var workout: WorkoutFigures?
+    /// The lowest and highest reading a value summarises (a heart rate's Min and Max around its
+    /// Avg), in the metric's unit; nil for a single reading.
+    public var min: Double?
+    public var max: Double?
 
     public struct WorkoutFigures: Codable, Equatable, Sendable {
         public var activeEnergyKcal: Double?
@@ -38,15 +42,17 @@ public struct HealthRecord: Codable, Equatable, Sendable {
     }
 
     public init(uuid: String?, kind: Kind, name: String, value: Double?, startSeconds: Int64, endSeconds: Int64,
-                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil) {
+                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil,
+                min: Double? = nil, max: Double? = nil) {
         self.init(storedKey: Self.key(kind: kind, name: name, startSeconds: startSeconds, endSeconds: endSeconds, source: source, series: series),
                   uuid: uuid, kind: kind, name: name, value: value, startSeconds: startSeconds, endSeconds: endSeconds, date: date,
-                  source: source, series: series, workout: workout)
+                  source: source, series: series, workout: workout, min: min, max: max)
     }
 
     /// A record as stored, under the key it was stored with.
     public init(storedKey key: String, uuid: String?, kind: Kind, name: String, value: Double?, startSeconds: Int64, endSeconds: Int64,
-                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil) {
+                date: LocalDate, source: HealthSource, series: HealthIntake.Series, workout: WorkoutFigures? = nil,
+                min: Double? = nil, max: Double? = nil) {
         self.key = key
         self.uuid = uuid
         self.kind = kind
@@ -58,6 +64,8 @@ public struct HealthRecord: Codable, Equatable, Sendable {
         self.source = source
         self.series = series
         self.workout = workout
+        self.min = min
+        self.max = max
     }
 
     /// The natural identity: what, when and from which source. A client's total for a period
@@ -76,7 +84,7 @@ public struct HealthRecord: Codable, Equatable, Sendable {
     /// objects (the source, a workout's figures) made that four times slower.
     enum CodingKeys: String, CodingKey {
         case key, uuid, kind, name, value, startSeconds, endSeconds, date, sourceName, sourceKind, sourceBundleId, series
-        case activeEnergyKcal, distanceM, avgHeartRate
+        case activeEnergyKcal, distanceM, avgHeartRate, min, max
     }
 
     public init(from decoder: any Decoder) throws {
@@ -97,6 +105,8 @@ public struct HealthRecord: Codable, Equatable, Sendable {
             activeEnergyKcal: try container.decodeIfPresent(Double.self, forKey: .activeEnergyKcal),
             distanceM: try container.decodeIfPresent(Double.self, forKey: .distanceM),
             avgHeartRate: try container.decodeIfPresent(Double.self, forKey: .avgHeartRate)) : nil
+        min = try container.decodeIfPresent(Double.self, forKey: .min)
+        max = try container.decodeIfPresent(Double.self, forKey: .max)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -116,6 +126,8 @@ public struct HealthRecord: Codable, Equatable, Sendable {
         try container.encodeIfPresent(workout?.activeEnergyKcal, forKey: .activeEnergyKcal)
         try container.encodeIfPresent(workout?.distanceM, forKey: .distanceM)
         try container.encodeIfPresent(workout?.avgHeartRate, forKey: .avgHeartRate)
+        try container.encodeIfPresent(min, forKey: .min)
+        try container.encodeIfPresent(max, forKey: .max)
     }
 
     public var start: Date { Date(timeIntervalSince1970: TimeInterval(startSeconds)) }
@@ -123,7 +135,7 @@ public struct HealthRecord: Codable, Equatable, Sendable {
 
     /// True when `other` says something this record does not (a new value for the same item).
     public func differs(from other: HealthRecord) -> Bool {
-        value != other.value || workout != other.workout || date != other.date || uuid != other.uuid
+        value != other.value || workout != other.workout || date != other.date || uuid != other.uuid || min != other.min || max != other.max
             || source != other.source || name != other.name || key != other.key
     }
 }

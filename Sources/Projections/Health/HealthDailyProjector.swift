@@ -94,16 +94,16 @@ public struct HealthDailyProjector: Projector {
         let (owners, names, dates) = (list.map(\.owner), list.map(\.name), list.map(\.date))
         var samples: [Day: [CumulativeCredit.Sample]] = [:], summaries: [Day: [CumulativeCredit.Sample]] = [:]
         let rows = try await connection.rows("""
-            SELECT r.owner_id, r.name, r.local_date::text, r.value, r.start_s, r.end_s, r.source_name, r.source_kind, r.series
+            SELECT r.owner_id, r.name, r.local_date::text, r.value, r.start_s, r.end_s, r.source_name, r.source_kind, r.series, r.min, r.max
             FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
             """, logger: logger)
-        for try await (owner, name, date, value, start, end, sourceName, sourceKind, series) in rows.decode(
-            (UUID, String, String, Double?, Int64, Int64, String, String, String).self
+        for try await (owner, name, date, value, start, end, sourceName, sourceKind, series, low, high) in rows.decode(
+            (UUID, String, String, Double?, Int64, Int64, String, String, String, Double?, Double?).self
         ) {
             let sample = CumulativeCredit.Sample(
                 value: value ?? 0, startSeconds: start, endSeconds: end,
-                source: HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app))
+                source: HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app), min: low, max: high)
             let day = Day(owner: owner, name: name, date: date)
             if series == HealthIntake.Series.summary.rawValue { summaries[day, default: []].append(sample) } else { samples[day, default: []].append(sample) }
         }

@@ -24,7 +24,7 @@ public struct HealthReadModel: Sendable {
         // The date as days since 1970: a re-sent batch reads back every item, and parsing
         // thousands of date strings per batch showed in its profile.
         for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, Int32?, String?, String?, String?,
-                                          String?, Double?, Double?, Double?).self) {
+                                          String?, Double?, Double?, Double?, Double?, Double?).self) {
             version = row.0
             guard let key = row.1, let kindText = row.3, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.4,
                   let start = row.6, let end = row.7, let days = row.8, let sourceName = row.9,
@@ -34,7 +34,8 @@ public struct HealthReadModel: Sendable {
                 storedKey: key, uuid: row.2, kind: kind, name: name, value: row.5, startSeconds: start, endSeconds: end,
                 date: LocalDate(daysSinceEpoch: Int(days)),
                 source: source, series: series,
-                workout: kind == .workout ? .init(activeEnergyKcal: row.13, distanceM: row.14, avgHeartRate: row.15) : nil))
+                workout: kind == .workout ? .init(activeEnergyKcal: row.13, distanceM: row.14, avgHeartRate: row.15) : nil,
+                min: row.16, max: row.17))
         }
         return (records, version)
     }
@@ -56,7 +57,7 @@ public struct HealthReadModel: Sendable {
           SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
             LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
         SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date - DATE '1970-01-01', r.source_name,
-               r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr
+               r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr, r.min, r.max
         FROM v LEFT JOIN found r ON true
         """
     }

@@ -38,20 +38,20 @@ public struct HealthRecordsProjector: Projector {
                       SELECT j -> 'records' AS records, (j ->> 'device_id')::uuid AS device
                       FROM (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j) payload)
                     INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
-                      source_name, source_kind, source_bundle, series, energy_kcal, distance_m, avg_hr, device_id)
+                      source_name, source_kind, source_bundle, series, energy_kcal, distance_m, avg_hr, device_id, min, max)
                     SELECT \(event.ownerId), r.key, r.uuid, r.kind, r.name, r.value, r.start_seconds, r.end_seconds, r.date,
                       r.source_name, r.source_kind, r.source_bundle_id, r.series, r.active_energy_kcal, r.distance_m, r.avg_heart_rate,
-                      p.device
+                      p.device, r.min, r.max
                     FROM p, jsonb_to_recordset(p.records) AS r(
                       key text, uuid text, kind text, name text, value float8, start_seconds bigint, end_seconds bigint, date date,
                       source_name text, source_kind text, source_bundle_id text, series text,
-                      active_energy_kcal float8, distance_m float8, avg_heart_rate float8)
+                      active_energy_kcal float8, distance_m float8, avg_heart_rate float8, min float8, max float8)
                     ON CONFLICT (owner_id, key) DO UPDATE SET
                       uuid = excluded.uuid, kind = excluded.kind, name = excluded.name, value = excluded.value,
                       start_s = excluded.start_s, end_s = excluded.end_s, local_date = excluded.local_date,
                       source_name = excluded.source_name, source_kind = excluded.source_kind, source_bundle = excluded.source_bundle,
                       series = excluded.series, energy_kcal = excluded.energy_kcal, distance_m = excluded.distance_m,
-                      avg_hr = excluded.avg_hr, device_id = excluded.device_id
+                      avg_hr = excluded.avg_hr, device_id = excluded.device_id, min = excluded.min, max = excluded.max
                     """, logger: logger)
             case HealthEvent.RecordsDeleted.type:
                 try await connection.run("""

@@ -84,6 +84,15 @@ public struct AppleHealthExportReader: Sendable {
                     used = index
                     continue
                 }
+                // Character data is text, never a tag, whatever it holds: it ends at "]]>".
+                if Self.startsCDATA(buffer, at: open) {
+                    var end = open + 9
+                    while end + 2 < count, !(buffer[end] == UInt8(ascii: "]") && buffer[end + 1] == UInt8(ascii: "]") && buffer[end + 2] == gt) { end += 1 }
+                    guard end + 2 < count else { return final ? count : used }
+                    index = end + 3
+                    used = index
+                    continue
+                }
                 // The tag's end: the first '>' outside a quoted attribute value.
                 var end = open + 1
                 var inQuote: UInt8 = 0
@@ -134,6 +143,10 @@ public struct AppleHealthExportReader: Sendable {
                 distanceM: Self.figure(attributes["totalDistance"], attributes["totalDistanceUnit"], .distance),
                 source: Self.source(attributes), path: "Workout[\(recordsSeen)]")
             if selfClosing { intake.workouts.append(found) } else { found.path = "Workout[\(recordsSeen)]"; workout = found }
+        case "ActivitySummary":
+            guard correlationDepth == 0 else { return }
+            recordsSeen += 1
+            activitySummary(Self.attributes(tag), into: &intake)
         case "WorkoutStatistics":
             guard var open = workout else { return }
             let attributes = Self.attributes(tag)
@@ -177,6 +190,68 @@ public struct AppleHealthExportReader: Sendable {
         } else {
             intake.skipped += 1
         }
+    }
+
+    /// A day's activity rings (`<ActivitySummary dateComponents="2024-01-15" activeEnergyBurned=…/>`):
+    /// the active energy is the day's total as the phone counted it, kept as a client total for
+    /// that date (samples of the day outrank it); the exercise and stand figures and the goals
+    /// are not lifelog metrics and are counted as skipped, one per row that has any. A row whose
+    /// active energy is 0 (Apple writes one for every day since the phone was set up, worn or
+    /// not) is counted as skipped too, so it does not make a day of "0 kcal" out of a day without data.
+    private mutating func activitySummary(_ attributes: [String: String], into intake: inout HealthIntake) {
+        let path = "ActivitySummary[\(recordsSeen)]"
+        let others = ["activeEnergyBurnedGoal", "appleMoveTime", "appleMoveTimeGoal", "appleExerciseTime", "appleExerciseTimeGoal",
+                      "appleStandHours", "appleStandHoursGoal"]
+        if others.contains(where: { attributes[$0] != nil }) { intake.skipped += 1 }
+        guard let energy = attributes["activeEnergyBurned"] else { return }
+        guard let day = attributes["dateComponents"].flatMap({ LocalDate($0) }), let value = Double(energy) else {
+            intake.reject(HealthItemError(index: recordsSeen, field: "\(path).dateComponents", message: "needs a date and a number"))
+            return
+        }
+        guard value > 0 else { intake.skipped += 1; return }
+        // The date's UTC midnight as its instant: the item is identified by it, and dated by the date itself.
+        let midnight = Date(timeIntervalSince1970: TimeInterval(day.daysSinceEpoch * 86_400))
+        intake.samples.append(.init(metric: HealthMetric.activeEnergy.rawValue, value: value, unit: attributes["activeEnergyBurnedUnit"],
+                                    start: midnight, end: midnight, source: HealthSource(name: "Apple Health (activity summary)", kind: .phone),
+                                    series: .summary, path: path, localDate: day))
+    }
+
+    /// `<![CDATA[` at `open`.
+    static func startsCDATA(_ buffer: UnsafeBufferPointer<UInt8>, at open: Int) -> Bool {
+        let marker = Array("<![CDATA[".utf8)
+        guard open + marker.count <= buffer.count else { return false }
+        return (0..<marker.count).allSatisfy { buffer[open + $0] == marker[$0] }
+    }
+
+    /// The name of the document's root element, read from the start of a file: the first tag
+    /// that is not a declaration, a comment or a processing instruction (`HealthData` for Apple's
+    /// export, whatever the file is called in the phone's language: `exportar.xml`, `vienti.xml`;
+    /// `ClinicalDocument` for `export_cda.xml`). Nil when `prefix` holds none.
+    public static func rootElement(_ prefix: some Collection<UInt8>) -> String? {
+        let bytes = Array(prefix)
+        var index = 0
+        while let open = bytes[index...].firstIndex(of: UInt8(ascii: "<")) {
+            guard open + 1 < bytes.count else { return nil }
+            let next = bytes[open + 1]
+            if next == UInt8(ascii: "?") || next == UInt8(ascii: "!") {
+                // A comment ends at "-->"; a declaration (its internal subset's own <!…> included) at its '>'.
+                if bytes[open...].starts(with: Array("<!--".utf8)) {
+                    guard let end = (open + 4..<max(open + 4, bytes.count - 2)).first(where: {
+                        bytes[$0] == UInt8(ascii: "-") && bytes[$0 + 1] == UInt8(ascii: "-") && bytes[$0 + 2] == UInt8(ascii: ">")
+                    }) else { return nil }
+                    index = end + 3
+                } else {
+                    guard let end = bytes[(open + 1)...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
+                    index = end + 1
+                }
+                continue
+            }
+            guard next != UInt8(ascii: "/"), next != UInt8(ascii: "]") else { index = open + 1; continue }
+            let name = bytes[(open + 1)...].prefix { ![UInt8(ascii: " "), UInt8(ascii: ">"), UInt8(ascii: "/"), UInt8(ascii: "\n"),
+                                                     UInt8(ascii: "\t"), UInt8(ascii: "\r")].contains($0) }
+            return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+        }
+        return nil
     }
 
     /// Apple's unit spellings that lifelog's names differ from.

@@ -104,7 +104,7 @@ public enum CoachFitFormat {
     }
 
     /// RFC 3339, or Health Auto Export's form, which some clients reuse.
-    static func instant(_ text: String) -> Date? { RFC3339.parse(text) ?? HealthAutoExportDate.instant(text) }
+    public static func instant(_ text: String) -> Date? { RFC3339.parse(text) ?? HealthAutoExportDate.instant(text) }
 
     static func source(_ value: Any?) -> HealthSource {
         let name = (value as? [Any])?.first as? String ?? value as? String ?? "CoachFit"

@@ -9,6 +9,8 @@ public enum HealthAutoExportDate {
         // Apple's export writes a million of these in one form; the general path below splits strings.
         var text = text
         if let seconds = text.withUTF8(canonicalSeconds) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
+        // RFC 3339 too: clients that reuse this envelope (Pulse's webhook) may write it.
+        if text.utf8.count >= 20, text.utf8.dropFirst(10).first == UInt8(ascii: "T") { return RFC3339.parse(text) }
         // Any kind of space separates the parts (U+202F, U+00A0, several spaces).
         let parts = text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         guard parts.count == 3 || parts.count == 4, let day = date(parts[0]) else { return nil }

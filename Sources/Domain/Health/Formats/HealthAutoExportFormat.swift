@@ -5,7 +5,7 @@ import Foundation
 /// locale. Metrics and fields lifelog does not keep are counted in `skipped`, never refused.
 public enum HealthAutoExportFormat {
     /// The app's metric names and lifelog's.
-    static let metrics: [String: HealthMetric] = [
+    public static let metrics: [String: HealthMetric] = [
         "step_count": .steps, "steps": .steps,
         "walking_running_distance": .distance, "distance_walking_running": .distance,
         "active_energy": .activeEnergy, "active_energy_burned": .activeEnergy,
@@ -46,7 +46,10 @@ public enum HealthAutoExportFormat {
             }
             let units = metric["units"] as? String
             if name == "sleep_analysis" {
-                for (p, point) in points.enumerated() { sleep(point, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake) }
+                let seconds = sleepUnitSeconds(units)
+                for (p, point) in points.enumerated() {
+                    sleep(point, unitSeconds: seconds, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake)
+                }
             } else if let known = metrics[name] {
                 for (p, point) in points.enumerated() {
                     quantity(point, metric: known, units: units, path: "data.metrics[\(m)].data[\(p)]", index: p, into: &intake)
@@ -61,13 +64,14 @@ public enum HealthAutoExportFormat {
         return intake
     }
 
-    static func quantity(_ item: Any, metric: HealthMetric, units: String?, path: String, index: Int, into intake: inout HealthIntake) {
+    public static func quantity(_ item: Any, metric: HealthMetric, units: String?, path: String, index: Int, into intake: inout HealthIntake) {
         guard let point = item as? [String: Any] else { intake.skipped += 1; return }
-        // Heart rate comes as Min, Avg and Max; everything else as qty.
+        // Heart rate comes as Min, Avg and Max: the mean is Avg, and the day's extremes are Min and Max.
         guard let value = number(point["qty"]) ?? number(point["Avg"]) ?? number(point["avg"]) else {
             intake.reject(HealthItemError(index: index, field: "\(path).qty", message: "has no value (qty, or Avg for heart rate)"))
             return
         }
+        let low = number(point["Min"]) ?? number(point["min"]), high = number(point["Max"]) ?? number(point["max"])
         let source = source(point["source"])
         if let startText = point["start"] as? String, let endText = point["end"] as? String {
             guard let start = HealthAutoExportDate.instant(startText), let end = HealthAutoExportDate.instant(endText) else {
@@ -75,7 +79,7 @@ public enum HealthAutoExportFormat {
                 return
             }
             intake.samples.append(.init(metric: metric.rawValue, value: value, unit: unit(units, metric), start: start, end: end,
-                                        source: source, series: .sample, path: path))
+                                        source: source, series: .sample, path: path, min: low, max: high))
             return
         }
         guard let dateText = point["date"] as? String, let date = HealthAutoExportDate.instant(dateText) else {
@@ -84,14 +88,27 @@ public enum HealthAutoExportFormat {
         }
         // A point with only a date is a total for its period when the metric adds up (the day's
         // steps so far): it replaces the earlier total for that period and source, never adds to it.
-        let series: HealthIntake.Series = metric.dailyRule == .cumulative ? .summary : .sample
+        // It counts for the date the app wrote: its offset says which local day it meant, whatever
+        // the account's zone (a phone in New York totals New York's day).
+        let total = metric.dailyRule == .cumulative
         intake.samples.append(.init(metric: metric.rawValue, value: value, unit: unit(units, metric), start: date, end: date,
-                                    source: source, series: series, path: path))
+                                    source: source, series: total ? .summary : .sample, path: path,
+                                    localDate: total ? HealthAutoExportDate.date(dateText) : nil, min: low, max: high))
     }
 
-    static func sleep(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
+    /// Seconds in one unit of a sleep summary's figures: hours unless `units` says minutes or seconds.
+    public static func sleepUnitSeconds(_ units: String?) -> Double {
+        switch units?.lowercased().trimmingCharacters(in: .whitespaces) {
+        case "min", "mins", "minute", "minutes": 60
+        case "s", "sec", "secs", "second", "seconds": 1
+        default: 3_600
+        }
+    }
+
+    static func sleep(_ item: Any, unitSeconds: Double = 3_600, path: String, index: Int, into intake: inout HealthIntake) {
         guard let point = item as? [String: Any] else { intake.skipped += 1; return }
-        let source = source(point["source"])
+        // The aggregated form names its sources in sleepSource (and inBedSource); a segment in source.
+        let source = source(point["source"] ?? point["sleepSource"] ?? point["inBedSource"])
         // One segment: startDate/endDate (or start/end) and a stage name.
         if let stageText = point["value"] as? String {
             guard let stage = sleepStages[stageText.lowercased()] else { intake.skipped += 1; return }
@@ -103,33 +120,34 @@ public enum HealthAutoExportFormat {
             intake.sleep.append(.init(stage: stage, start: start, end: end, source: source, path: path))
             return
         }
-        // A night's summary in hours, in any of the app's three generations.
-        guard let sleepStart = (point["sleepStart"] as? String).flatMap(HealthAutoExportDate.instant)
-                ?? (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant) else {
-            intake.reject(HealthItemError(index: index, field: "\(path).sleepStart", message: "is needed to place the night"))
+        // A night's summary (hours unless the metric's units say otherwise), in any of the app's
+        // three generations. It is placed from sleepStart (or inBedStart); with only sleepEnd, so
+        // that it ends there: sleepEnd is the end of the night, and says which night it is.
+        let instant = { (key: String) in (point[key] as? String).flatMap(HealthAutoExportDate.instant) }
+        guard let figures = durations(point, ["deep", "core", "rem", "awake", "asleep", "inBed", "totalSleep"], unit: unitSeconds, path: path, into: &intake) else {
             return
         }
-        guard let hours = durations(point, ["deep", "core", "rem", "awake", "asleep", "inBed", "totalSleep"], unit: 3_600, path: path, into: &intake) else {
-            return
-        }
-        let hour = { (key: String) in hours[key] ?? 0 }
-        var layout = SleepNightLayout(sleepStart: sleepStart)
-        layout.deep = hour("deep")
-        layout.core = hour("core")
-        layout.rem = hour("rem")
-        layout.awake = hour("awake")
+        let amount = { (key: String) in figures[key] ?? 0 }
+        let deep = amount("deep"), core = amount("core"), rem = amount("rem"), awake = amount("awake")
         // totalSleep (newest) is all sleep; before it, "asleep" is the sleep no stage names.
-        layout.asleep = number(point["totalSleep"]) != nil ? hour("totalSleep") : (layout.deep + layout.core + layout.rem + hour("asleep"))
-        if let start = (point["inBedStart"] as? String).flatMap(HealthAutoExportDate.instant),
-           let end = (point["inBedEnd"] as? String).flatMap(HealthAutoExportDate.instant) {
+        let asleep = number(point["totalSleep"]) != nil ? amount("totalSleep") : (deep + core + rem + amount("asleep"))
+        let staged = max(asleep, deep + core + rem) + awake
+        let sleepEnd = instant("sleepEnd")
+        guard let sleepStart = instant("sleepStart") ?? instant("inBedStart") ?? sleepEnd.map({ $0.addingTimeInterval(-staged) }) else {
+            intake.reject(HealthItemError(index: index, field: "\(path).sleepStart", message: "is needed to place the night (or sleepEnd)"))
+            return
+        }
+        var layout = SleepNightLayout(sleepStart: sleepStart)
+        (layout.deep, layout.core, layout.rem, layout.awake, layout.asleep) = (deep, core, rem, awake, asleep)
+        if let start = instant("inBedStart"), let end = instant("inBedEnd") ?? sleepEnd, end > start {
             layout.inBed = (start, end)
-        } else if hour("inBed") > 0 {
-            layout.inBed = (sleepStart, sleepStart.addingTimeInterval(hour("inBed")))
+        } else if amount("inBed") > 0 {
+            layout.inBed = (sleepStart, sleepStart.addingTimeInterval(amount("inBed")))
         }
         intake.sleep += layout.segments(source: source, path: path)
     }
 
-    static func workout(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
+    public static func workout(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
         guard let workout = item as? [String: Any] else { intake.skipped += 1; return }
         guard let start = (workout["start"] as? String).flatMap(HealthAutoExportDate.instant),
               let end = (workout["end"] as? String).flatMap(HealthAutoExportDate.instant) else {
@@ -143,6 +161,14 @@ public enum HealthAutoExportFormat {
         var heartRate = quantity(workout["avgHeartRate"])?.0
         if let rates = workout["heartRate"] as? [String: Any] {
             heartRate = heartRate ?? number(rates["avg"]) ?? quantity(rates["avg"])?.0
+        }
+        // Without a summary, the mean of the workout's own heart-rate readings (Avg, or qty, per point).
+        if heartRate == nil, let points = workout["heartRateData"] as? [Any] {
+            let readings = points.compactMap { point -> Double? in
+                guard let point = point as? [String: Any] else { return nil }
+                return number(point["Avg"]) ?? number(point["avg"]) ?? number(point["qty"])
+            }
+            if !readings.isEmpty { heartRate = readings.reduce(0, +) / Double(readings.count) }
         }
         let name = (workout["name"] as? String) ?? "workout"
         intake.workouts.append(.init(uuid: workout["id"] as? String, type: name, start: start, end: end, activeEnergyKcal: energy,
@@ -179,7 +205,7 @@ public enum HealthAutoExportFormat {
             case .absent: found[key] = 0
             case .value(let value): found[key] = value * unit
             case .notANumber:
-                let message = "must be a number of \(unit == 3_600 ? "hours" : "minutes")"
+                let message = "must be a number of \(unit == 3_600 ? "hours" : unit == 60 ? "minutes" : "seconds")"
                 wrong.append(path.map { HealthItemError(item: $0, field: key, message: message) } ?? HealthItemError(index: 0, field: key, message: message))
             }
         }
@@ -188,13 +214,13 @@ public enum HealthAutoExportFormat {
     }
 
     /// A number, also when the app wrote it as a string ("5234", "72,5" in some locales).
-    static func number(_ value: Any?) -> Double? {
+    public static func number(_ value: Any?) -> Double? {
         if let text = value as? String { return Double(text.replacingOccurrences(of: ",", with: ".")) }
         return NativeHealthFormat.ItemReader.double(value)
     }
 
     /// The first of several devices joined by `|` ("iPhone|Apple Watch").
-    static func source(_ value: Any?) -> HealthSource {
+    public static func source(_ value: Any?) -> HealthSource {
         let names = (value as? String)?.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         return .named(names.first.map { String($0.prefix(200)) } ?? "Health Auto Export")
     }

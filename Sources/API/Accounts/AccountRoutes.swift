@@ -91,6 +91,8 @@ public struct AccountsArea: Area {
             return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
         }
 
+        registerBrowserSession(on: api)
+
         let ingestion = api.group("ingest", context: IngestionRequestContext.self)
         ingestion.get("whoami") { _, context in
             switch context.identity {

@@ -17,6 +17,10 @@ public struct AreaContext: Sendable {
     public var allowPrivateWebhooks = false
     /// Habits' logs and states, shared by the habits routes, Today and the reminder job.
     public var habitFacts = HabitFactsCache()
+    /// What changed, for the event stream (`EventStreamArea`); `serve` runs it as a service.
+    public var changeFeed: ChangeFeed
+    /// When a shutdown began: long answers (the event stream) end then.
+    public var shutdown: ShutdownDeadline
 }
 
 /// One area of the API (accounts, habits, tasks, …) and everything it adds to the server: its
@@ -49,6 +53,7 @@ public enum AreaCatalog {
         LabelsArea.self,
         RemindersArea.self,
         TodayArea.self,
+        EventStreamArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

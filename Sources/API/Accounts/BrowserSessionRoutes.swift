@@ -22,7 +22,7 @@ extension AccountsArea {
     }
 
     func registerBrowserSession(on api: RouterGroup<AppRequestContext>) {
-        let sessions = accounts.sessions, profiles = accounts.profiles, keys = accounts.requestFingerprintKeys
+        let sessions = accounts.sessions, profiles = accounts.profiles, keys = accounts.requestFingerprintKeys, changeFeed = self.changeFeed
         let browser = api.group("auth/browser")
 
         /// The answer of a new or refreshed session, with its cookies.
@@ -70,6 +70,7 @@ extension AccountsArea {
             let everywhere = request.query("everywhere") == "true"
             if let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) {
                 try await sessions.logout(refreshToken: token, everywhere: everywhere)
+                changeFeed.checkSessions()
             }
             var response = Response(status: .noContent, headers: [.cacheControl: "no-store"])
             BrowserSession.apply(BrowserSession.clearing(request), to: &response.headers)

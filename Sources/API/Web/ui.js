@@ -124,11 +124,12 @@ export function bar(percent, token, label) {
  * (the text alternative). Positions are drawing only; missing values are gaps, never zeros.
  */
 export function barChart(points, { title, unit = '', height = 120, token } = {}) {
-  const width = Math.max(points.length * 12, 240);
+  // One slot per value, at least 30 slots wide, so one value is one bar, not a wall.
+  const step = 14;
+  const width = Math.max(points.length, 30) * step;
   const values = points.map((p) => (p.value === null || p.value === undefined ? null : Number(p.value)));
   const top = Math.max(1, ...values.filter((v) => v !== null));
-  const step = width / Math.max(points.length, 1);
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': title, preserveAspectRatio: 'none' });
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img', 'aria-label': title, preserveAspectRatio: 'xMinYMax meet' });
   points.forEach((p, i) => {
     if (values[i] === null) return;
     const barHeight = Math.max(1, (values[i] / top) * (height - 4));

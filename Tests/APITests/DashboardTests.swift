@@ -235,7 +235,7 @@ import TestSupport
             let refresh = try #require(Self.value("lifelog_refresh", in: cookies))
             let session = try #require(Self.value("lifelog_session", in: cookies))
             // Opened with the session cookie, as an EventSource would.
-            async let stream = Self.read(port: port, headers: [("Cookie", "lifelog_session=\(session)")], seconds: 8) { $0.contains("event: end") }
+            async let stream = Self.read(port: port, headers: [("Cookie", "lifelog_session=\(session)")], seconds: 20) { $0.contains("event: end") }
             try await Task.sleep(for: .milliseconds(600))
             #expect(dependencies.changeFeed.subscriberCount == 1)
             let started = ContinuousClock.now

@@ -32,6 +32,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "Domain", swiftSettings: swiftSettings),
+        // The system's zlib, for gzip answers (the dashboard's files, large JSON reads).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "EventStore",
             dependencies: [
@@ -65,7 +67,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Core", "Projections", "Domain",
+                "Core", "Projections", "Domain", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -73,9 +75,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The OpenAPI document's YAML files; .copy keeps the folder (.process would flatten it).
-            resources: [.copy("OpenAPI")],
+            // The OpenAPI document's YAML files and the dashboard's files (HTML, ES modules, CSS,
+            // the service worker); .copy keeps the folders (.process would flatten them).
+            resources: [.copy("OpenAPI"), .copy("Web")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

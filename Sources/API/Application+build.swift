@@ -31,13 +31,18 @@ public struct AppDependencies: Sendable {
     public let habitFacts: HabitFactsCache
     /// When a shutdown began: requests still running near its end are answered 503.
     public let shutdown: ShutdownDeadline
+    /// The signed-in clients' live changes (`GET /api/v1/events/stream`): a service `serve` runs.
+    public let changeFeed: ChangeFeed
+    /// The dashboard's files, served at `/` (nil when they are missing beside the executable).
+    public var dashboard: DashboardFiles? = DashboardFiles.bundled
 
     public init(
         client: PostgresClient, keys: [SigningKey], clock: any WallClock, migrator: Migrator, logger: Logger,
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2),
         allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10,
-        cancelStatementsAtShutdown: @escaping @Sendable () async -> Void = {}
+        cancelStatementsAtShutdown: @escaping @Sendable () async -> Void = {},
+        changeFeedListener: PostgresConnection.Configuration? = nil, changeFeedPoll: Duration = .seconds(1)
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
@@ -47,8 +52,9 @@ public struct AppDependencies: Sendable {
         let habitFacts = HabitFactsCache()
         self.habitFacts = habitFacts
         shutdown = ShutdownDeadline(grace: edge.shutdownGrace, cancelStatements: cancelStatementsAtShutdown)
+        changeFeed = ChangeFeed(client: client, listener: changeFeedListener, pollInterval: changeFeedPoll, logger: logger)
         let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks,
-                                  habitFacts: habitFacts, readWait: edge.readWait)
+                                  habitFacts: habitFacts, readWait: edge.readWait, changeFeed: changeFeed, shutdown: shutdown)
         self.client = client
         self.store = store
         self.accounts = accounts
@@ -72,7 +78,11 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     // Metrics outermost: they count the answer as sent (a 401 as 401), after every error has
     // become its problem+json; inside ProblemMiddleware they saw errors and counted most as 500.
     router.middlewares.add(MetricsMiddleware())
+    // Every answer, problems included, carries the browser's security headers (CSP, nosniff, …).
+    router.middlewares.add(BrowserHeadersMiddleware())
     router.middlewares.add(ProblemMiddleware(routes: routes))
+    // The dashboard's files (`/`, `/sw.js`, `/assets/…`): no database, no credential.
+    router.middlewares.add(DashboardMiddleware(files: dependencies.dashboard))
     // Before the body is read (a stalled upload is answered at a shutdown) and before anything
     // that reads the database (authentication included).
     router.middlewares.add(DatabaseWaitMiddleware(

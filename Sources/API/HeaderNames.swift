@@ -13,3 +13,18 @@ extension HTTPField.Name {
     /// The scheme a proxy in front was reached by (the device creation answer's `connect`).
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
 }
+
+extension HTTPField.Name {
+    // The browser's headers (the dashboard, `BrowserHeadersMiddleware`, the cookie session).
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
+    static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
+    static let permissionsPolicy = HTTPField.Name("Permissions-Policy")!
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let lastEventId = HTTPField.Name("Last-Event-ID")!
+    static let host = HTTPField.Name("Host")!
+    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
+}

@@ -69,7 +69,8 @@ struct Serve: AsyncParsableCommand {
                 } catch {
                     logger.warning("shutdown: could not cancel the statements still running", metadata: ["error": "\(String(reflecting: error))"])
                 }
-            })
+            },
+            changeFeedListener: try databaseURL.connectionConfiguration(applicationName: "lifelog-change-feed"))
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, listener: try configuration.databaseURL.connectionConfiguration(),
@@ -80,7 +81,9 @@ struct Serve: AsyncParsableCommand {
 
         // The reminder job every minute, beside any `lifelog reminders` runs (they share the outbox safely).
         let http = WebhookSender.makeClient()
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: client), .init(service: waker), .init(service: projections)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: client), .init(service: waker), .init(service: projections), .init(service: dependencies.changeFeed),
+        ]
         if configuration.remindersInServe {
             let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate,
                                   sealer: dependencies.accounts.secretSealer, clock: clock, logger: logger,

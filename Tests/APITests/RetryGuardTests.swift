@@ -155,6 +155,11 @@ import TestSupport
         "POST /api/v1/auth/logout-all",
         "POST /api/v1/pair",              // a pairing code is spent on use
         "POST /pair",                     // GymDashSync's pairing: the same
+        // The dashboard's cookie session: no key scope (no bearer user), and a refresh cookie is spent on use.
+        "POST /api/v1/auth/browser/login",
+        "POST /api/v1/auth/browser/register",
+        "POST /api/v1/auth/browser/refresh",
+        "POST /api/v1/auth/browser/logout",
         // Ends every session, the caller's too: a retry's token no longer authenticates (401), and
         // the client logs in with the new password; the change itself is one event per request.
         "POST /api/v1/me/password",

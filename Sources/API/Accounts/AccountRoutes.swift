@@ -11,9 +11,12 @@ public struct AccountsArea: Area {
     public static let openAPIPart = "accounts"
     let accounts: AccountService
     let reminders: ReminderService
+    /// Told when sessions end here, so their event streams end at once (other instances hear the NOTIFY).
+    let changeFeed: ChangeFeed
 
     public init(_ context: AreaContext) {
         accounts = context.accounts
+        changeFeed = context.changeFeed
         reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, sealer: context.accounts.secretSealer, logger: context.logger)
     }
 
@@ -91,6 +94,8 @@ public struct AccountsArea: Area {
             return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
         }
 
+        registerBrowserSession(on: api)
+
         let ingestion = api.group("ingest", context: IngestionRequestContext.self)
         ingestion.get("whoami") { _, context in
             switch context.identity {
@@ -102,12 +107,15 @@ public struct AccountsArea: Area {
         }
 
         let user = api.group(context: UserRequestContext.self)
+        let changeFeed = self.changeFeed
         user.post("auth/logout") { _, context in
             try await sessions.logout(sessionId: context.sessionId, userId: context.userId)
+            changeFeed.checkSessions()
             return Response(status: .noContent)
         }
         user.post("auth/logout-all") { _, context in
             try await sessions.logoutAll(userId: context.userId)
+            changeFeed.checkSessions()
             return Response(status: .noContent)
         }
         let reminders = self.reminders
@@ -128,7 +136,9 @@ public struct AccountsArea: Area {
         }
         user.post("me/password") { request, context in
             let body = try await request.json(PasswordRequest.self, context: context)
-            return TokenDTO(try await sessions.changePassword(context.userId, current: body.currentPassword, new: body.newPassword))
+            let pair = try await sessions.changePassword(context.userId, current: body.currentPassword, new: body.newPassword)
+            changeFeed.checkSessions()
+            return TokenDTO(pair)
         }
         user.post("devices") { request, context in
             let body = try await request.json(DeviceRequest.self, context: context)

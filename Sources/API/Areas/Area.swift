@@ -19,6 +19,10 @@ public struct AreaContext: Sendable {
     public var habitFacts = HabitFactsCache()
     /// How long a read asked for `?min_position=` waits before 202 (`EdgeLimits.readWait`).
     public var readWait: Duration = .seconds(3)
+    /// What changed, for the event stream (`EventStreamArea`); `serve` runs it as a service.
+    public var changeFeed: ChangeFeed
+    /// When a shutdown began: long answers (the event stream) end then.
+    public var shutdown: ShutdownDeadline
 }
 
 /// One area of the API (accounts, habits, tasks, …) and everything it adds to the server: its
@@ -51,6 +55,7 @@ public enum AreaCatalog {
         LabelsArea.self,
         RemindersArea.self,
         TodayArea.self,
+        EventStreamArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

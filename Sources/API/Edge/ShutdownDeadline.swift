@@ -49,11 +49,9 @@ public final class ShutdownDeadline: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Nil until a shutdown began.
-    var deadline: ContinuousClock.Instant? { state.withLock { $0.answerBy } }
-
-    /// Returns at the deadline of a shutdown (never while none began); throws when cancelled first.
-    func reached() async throws {
+    /// Returns when a shutdown begins (at once if one has); throws when cancelled first. Long
+    /// answers (the event stream) end then, so the server's own wait for them is short.
+    func began() async throws {
         while deadline == nil {
             try Task.checkCancellation()
             let id = state.withLock { state in
@@ -73,6 +71,14 @@ public final class ShutdownDeadline: Sendable {
                 state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
             }
         }
+    }
+
+    /// Nil until a shutdown began.
+    var deadline: ContinuousClock.Instant? { state.withLock { $0.answerBy } }
+
+    /// Returns at the deadline of a shutdown (never while none began); throws when cancelled first.
+    func reached() async throws {
+        try await began()
         if let deadline { try await Task.sleep(until: deadline) }
     }
 }

@@ -116,7 +116,15 @@ public struct HabitsArea: Area {
 
     static func range(_ request: Request, today: LocalDate) throws -> (LocalDate, LocalDate) {
         let to = try request.queryDate("to") ?? today
-        let from = try request.queryDate("from") ?? to.adding(days: -30)
+        // `days` counts back from `to` (a year's heatmap is days=365): no date arithmetic in a client.
+        let days = try request.query("days").map { raw in
+            guard let days = Int(raw), (1...800).contains(days) else {
+                throw Problem.invalid([.init(field: "days", message: "must be a whole number from 1 to 800")])
+            }
+            guard request.query("from") == nil else { throw Problem.invalid([.init(field: "days", message: "give either from or days")]) }
+            return days
+        }
+        let from = try request.queryDate("from") ?? to.adding(days: -(days.map { $0 - 1 } ?? 30))
         guard from <= to, from.days(until: to) <= 800 else {
             throw Problem.invalid([.init(field: "from", message: "must be on or before to, at most 800 days earlier")])
         }

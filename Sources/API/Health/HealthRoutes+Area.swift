@@ -105,7 +105,7 @@ public struct HealthArea: Area {
         }
         reads.get("recovery") { request, context in
             let language = try await Self.language(request, context, health)
-            if request.query("from") != nil || request.query("to") != nil {
+            if request.query("from") != nil || request.query("to") != nil || request.query("days") != nil {
                 guard request.query("date") == nil else { throw ValidationFailure("date", "give either date, or from and to") }
                 let (from, to) = try await Self.range(request, context, health)
                 return try await Self.read(request, context, health) { asOf in
@@ -222,6 +222,13 @@ public struct HealthArea: Area {
     static func range(_ request: Request, _ context: UserRequestContext, _ health: HealthService, defaultDays: Int = 30) async throws -> (LocalDate, LocalDate) {
         let givenFrom = try request.queryDate("from")
         let to: LocalDate
+        // `days` counts back from `to` (today by default): a chart of "the last 90 days" needs no
+        // date arithmetic in the client.
+        let days = try request.query("days").map { raw in
+            guard let days = Int(raw), (1...400).contains(days) else { throw ValidationFailure("days", "must be a whole number from 1 to 400") }
+            guard request.query("from") == nil else { throw ValidationFailure("days", "give either from or days") }
+            return days
+        }
         if let given = try request.queryDate("to") {
             to = given
         } else if let givenFrom {
@@ -229,7 +236,7 @@ public struct HealthArea: Area {
         } else {
             to = try await health.logicalToday(context.userId)
         }
-        let from = givenFrom ?? to.adding(days: -(defaultDays - 1))
+        let from = givenFrom ?? to.adding(days: -((days ?? defaultDays) - 1))
         guard from <= to else { throw ValidationFailure("from", "must not be after to") }
         guard from.days(until: to) < 400 else { throw ValidationFailure("to", "must be within 400 days of from") }
         return (from, to)

@@ -65,9 +65,13 @@ public struct AccountsStore: Sendable {
 
     func revokeSessions(userId: UUID, only sessionId: UUID?, reason: String, on connection: PostgresConnection? = nil) async throws {
         let now = clock.now()
+        // The NOTIFY ends the event streams of the sessions it ended, on every instance (`ChangeFeed`).
         let query: PostgresQuery = """
-            UPDATE sessions SET revoked_at = \(now), revoked_reason = \(reason)
-            WHERE user_id = \(userId) AND revoked_at IS NULL AND (\(sessionId)::uuid IS NULL OR session_id = \(sessionId))
+            WITH ended AS (
+                UPDATE sessions SET revoked_at = \(now), revoked_reason = \(reason)
+                WHERE user_id = \(userId) AND revoked_at IS NULL AND (\(sessionId)::uuid IS NULL OR session_id = \(sessionId))
+                RETURNING user_id)
+            SELECT pg_notify('lifelog_sessions', user_id::text) FROM (SELECT DISTINCT user_id FROM ended) AS users
             """
         if let connection { try await connection.run(query, logger: logger) } else { try await client.run(query, logger: logger) }
     }

@@ -128,6 +128,11 @@ public struct SessionService: Sendable {
     /// Spends `refreshToken` and returns a new pair in the same family. A token that was already
     /// spent is a replay: the whole family is revoked, the thief's and the owner's alike.
     public func refresh(_ refreshToken: String) async throws -> TokenPair {
+        try await refreshSession(refreshToken).pair
+    }
+
+    /// `refresh`, also saying whose session it is (the browser session answers with the user).
+    public func refreshSession(_ refreshToken: String) async throws -> (userId: UUID, pair: TokenPair) {
         let now = store.clock.now()
         let next = SecretToken.make(prefix: "llr_")
         enum Outcome: Sendable { case rotated(UUID, UUID), reused, invalid }
@@ -146,6 +151,7 @@ public struct SessionService: Sendable {
                     UPDATE sessions SET revoked_at = COALESCE(revoked_at, \(now)), revoked_reason = COALESCE(revoked_reason, 'refresh token reused')
                     WHERE session_id = \(sessionId)
                     """, logger: logger)
+                try await connection.run("SELECT pg_notify('lifelog_sessions', \(userId.uuidString.lowercased()))", logger: logger)
                 return .reused
             }
             if expired || revoked { return .invalid }
@@ -158,8 +164,8 @@ public struct SessionService: Sendable {
         }
         switch outcome {
         case .rotated(let userId, let sessionId):
-            return TokenPair(accessToken: try await store.tokens.issue(userId: userId, sessionId: sessionId), refreshToken: next,
-                             expiresIn: Int(store.tokens.lifetime))
+            return (userId, TokenPair(accessToken: try await store.tokens.issue(userId: userId, sessionId: sessionId), refreshToken: next,
+                                      expiresIn: Int(store.tokens.lifetime)))
         case .reused:
             logger.warning("refresh token reused; session revoked")
             throw AuthError.invalidRefreshToken
@@ -170,6 +176,21 @@ public struct SessionService: Sendable {
 
     public func logout(sessionId: UUID, userId: UUID) async throws {
         try await store.revokeSessions(userId: userId, only: sessionId, reason: "logout")
+    }
+
+    /// Ends the session a refresh token belongs to (spent or not: a browser signing out holds
+    /// the newest one), or every session of its user; nothing for a token no session has.
+    /// Answers the user, or nil.
+    @discardableResult
+    public func logout(refreshToken: String, everywhere: Bool) async throws -> UUID? {
+        let rows = try await client.rows("""
+            SELECT session_id, user_id FROM refresh_tokens WHERE token_hash = \(SecretToken.hash(refreshToken))
+            """, logger: logger)
+        var found: (UUID, UUID)?
+        for try await row in rows.decode((UUID, UUID).self) { found = row }
+        guard let (sessionId, userId) = found else { return nil }
+        try await store.revokeSessions(userId: userId, only: everywhere ? nil : sessionId, reason: everywhere ? "logout everywhere" : "logout")
+        return userId
     }
 
     public func logoutAll(userId: UUID) async throws {
@@ -202,6 +223,15 @@ public struct SessionService: Sendable {
             """, logger: logger)
         for try await open in rows.decode(Bool.self) where open { return .user(userId: userId, sessionId: sessionId) }
         throw AuthError.unauthenticated("the session has ended; log in again")
+    }
+
+    /// The user of a session that is still open; nil for one that ended or never was.
+    public func openSession(_ sessionId: UUID) async throws -> UUID? {
+        let rows = try await client.rows("""
+            SELECT user_id FROM sessions WHERE session_id = \(sessionId) AND revoked_at IS NULL
+            """, logger: logger)
+        for try await userId in rows.decode(UUID.self) { return userId }
+        return nil
     }
 
     /// A device key (ingestion only); records when it was last used.

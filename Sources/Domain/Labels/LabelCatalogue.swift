@@ -19,11 +19,11 @@ public enum LabelCatalogue {
 
     // Each area's words live in a file of their own; the catalogue joins them once.
     static let allEnglish = english.merging(reminderEnglish) { first, _ in first }.merging(todayEnglish) { first, _ in first }
-        .merging(clientEnglish) { first, _ in first }
+        .merging(clientEnglish) { first, _ in first }.merging(dashboardEnglish) { first, _ in first }
     static let allRussian = russian.merging(reminderRussian) { first, _ in first }.merging(todayRussian) { first, _ in first }
-        .merging(clientRussian) { first, _ in first }
+        .merging(clientRussian) { first, _ in first }.merging(dashboardRussian) { first, _ in first }
     static let allSerbian = serbian.merging(reminderSerbian) { first, _ in first }.merging(todaySerbian) { first, _ in first }
-        .merging(clientSerbian) { first, _ in first }
+        .merging(clientSerbian) { first, _ in first }.merging(dashboardSerbian) { first, _ in first }
 
     public static func status(_ status: RecoveryScore.Status) -> String { "recovery.status.\(status.rawValue)" }
     public static func component(_ key: RecoveryComponent.Key) -> String { "recovery.component.\(key.rawValue)" }

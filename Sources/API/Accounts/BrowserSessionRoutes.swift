@@ -1,0 +1,80 @@
+import Core
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Projections
+
+/// `/api/v1/auth/browser/*`: sign in, register, refresh and sign out with the refresh token in
+/// a cookie (`BrowserSession`). The answers carry the access token and the user, never the
+/// refresh token. Bearer clients keep `/auth/login`, `/auth/refresh`, … unchanged.
+extension AccountsArea {
+    struct BrowserSessionDTO: ResponseEncodable {
+        var accessToken: String
+        var tokenType = "Bearer"
+        var expiresIn: Int
+        var user: UserDTO
+
+        init(_ pair: TokenPair, user: UserRecord) {
+            accessToken = pair.accessToken
+            expiresIn = pair.expiresIn
+            self.user = UserDTO(user)
+        }
+    }
+
+    func registerBrowserSession(on api: RouterGroup<AppRequestContext>) {
+        let sessions = accounts.sessions, profiles = accounts.profiles, keys = accounts.requestFingerprintKeys, changeFeed = self.changeFeed
+        let browser = api.group("auth/browser")
+
+        /// The answer of a new or refreshed session, with its cookies.
+        @Sendable func answer(_ status: HTTPResponse.Status, _ pair: TokenPair, user: UserRecord, request: Request, context: AppRequestContext) async throws -> Response {
+            let sessionId = if case .user(_, let id) = try await sessions.authenticate(accessToken: pair.accessToken) { id } else { UUID?.none }
+            var response = try EditedResponse(status: status, headers: [.cacheControl: "no-store"], response: BrowserSessionDTO(pair, user: user))
+                .response(from: request, context: context)
+            BrowserSession.apply(BrowserSession.cookies(refreshToken: pair.refreshToken, sessionId: sessionId, keys: keys, request: request),
+                                 to: &response.headers)
+            return response
+        }
+
+        browser.post("login") { request, context in
+            try BrowserSession.checkOrigin(request)
+            let body = try await request.json(LoginRequest.self, context: context)
+            let (user, pair) = try await sessions.login(email: body.email, password: body.password, address: context.remoteAddress)
+            return try await answer(.ok, pair, user: user, request: request, context: context)
+        }
+        browser.post("register") { request, context in
+            try BrowserSession.checkOrigin(request)
+            let body = try await request.json(RegisterRequest.self, context: context)
+            let (user, pair) = try await sessions.register(.init(
+                email: body.email, password: body.password, name: body.name, timezone: body.timezone,
+                language: body.language, currency: body.currency), address: context.remoteAddress)
+            return try await answer(.created, pair, user: user, request: request, context: context)
+        }
+        browser.post("refresh") { request, context in
+            try BrowserSession.checkOrigin(request)
+            guard let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) else {
+                throw AuthError.unauthenticated("no session cookie: sign in")
+            }
+            do {
+                let (userId, pair) = try await sessions.refreshSession(token)
+                return try await answer(.ok, pair, user: try await profiles.user(userId), request: request, context: context)
+            } catch let error as AuthError {
+                // A cookie that no longer works is removed with the refusal.
+                var response = try ProblemMapping.problem(for: error).map { try $0.response(from: request, context: context) }
+                    ?? Response(status: .unauthorized)
+                BrowserSession.apply(BrowserSession.clearing(request), to: &response.headers)
+                return response
+            }
+        }
+        browser.post("logout") { request, context in
+            try BrowserSession.checkOrigin(request)
+            let everywhere = request.query("everywhere") == "true"
+            if let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) {
+                try await sessions.logout(refreshToken: token, everywhere: everywhere)
+                changeFeed.checkSessions()
+            }
+            var response = Response(status: .noContent, headers: [.cacheControl: "no-store"])
+            BrowserSession.apply(BrowserSession.clearing(request), to: &response.headers)
+            return response
+        }
+    }
+}

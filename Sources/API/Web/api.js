@@ -1,0 +1,163 @@
+// The server's API as the page uses it. The access token lives in this module's memory only;
+// the refresh token is an HttpOnly cookie the page never sees. Every word comes from /labels.
+
+let accessToken = null;
+let expiresAt = 0;
+let labels = {};
+export let user = null;
+const listeners = new Set();
+
+export class OfflineError extends Error {}
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || String(status));
+    this.status = status;
+    this.problem = problem || {};
+  }
+  fieldErrors() {
+    return Object.fromEntries((this.problem.errors || []).map((e) => [e.field, e.message]));
+  }
+}
+
+export function onSession(listener) { listeners.add(listener); }
+function announce() { for (const l of listeners) l(user); }
+
+/** A word of the server's catalogue, with {placeholders} filled; the key itself when unknown. */
+export function t(key, vars) {
+  let text = labels[key] ?? key;
+  if (vars) for (const [k, v] of Object.entries(vars)) text = text.split(`{${k}}`).join(String(v ?? ''));
+  return text;
+}
+export function hasLabels() { return Object.keys(labels).length > 0; }
+
+export async function loadLabels(lang) {
+  const query = lang ? `?lang=${encodeURIComponent(lang)}` : '';
+  const answer = await fetch(`/api/v1/labels${query}`, { credentials: 'same-origin' });
+  if (!answer.ok) throw new ApiError(answer.status, null);
+  const body = await answer.json();
+  labels = body.labels || {};
+  document.documentElement.lang = body.lang || 'en';
+  return body;
+}
+export function setLabels(map, lang) { labels = map || {}; if (lang) document.documentElement.lang = lang; }
+export function currentLabels() { return labels; }
+
+function take(session) {
+  accessToken = session.access_token;
+  expiresAt = Date.now() + (session.expires_in - 60) * 1000;
+  user = session.user || user;
+  announce();
+}
+
+async function post(path, body) {
+  let answer;
+  try {
+    answer = await fetch(path, {
+      method: 'POST', credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new OfflineError(String(error));
+  }
+  const text = await answer.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!answer.ok) throw new ApiError(answer.status, json);
+  return json;
+}
+
+export async function signIn(email, password) { take(await post('/api/v1/auth/browser/login', { email, password })); return user; }
+export async function register(fields) { take(await post('/api/v1/auth/browser/register', fields)); return user; }
+
+/** Trades the cookie for an access token. Tabs take turns (a Web Lock): two at once with one cookie would look like theft. */
+export async function refresh() {
+  const run = async () => { take(await post('/api/v1/auth/browser/refresh')); return user; };
+  if (navigator.locks) return navigator.locks.request('lifelog-refresh', run);
+  return run();
+}
+
+export async function signOut(everywhere = false) {
+  try { await post(`/api/v1/auth/browser/logout${everywhere ? '?everywhere=true' : ''}`); } finally {
+    accessToken = null; expiresAt = 0; user = null;
+    announce();
+  }
+}
+
+export function forget() { accessToken = null; user = null; }
+export function token() { return accessToken; }
+export function setUser(next) { user = next; announce(); }
+
+/** A JSON request with the access token; one refresh and retry after a 401. */
+export async function api(method, path, body, options = {}) {
+  if (!accessToken || Date.now() > expiresAt) {
+    try { await refresh(); } catch (error) { if (error instanceof OfflineError) throw error; }
+  }
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const headers = { Authorization: `Bearer ${accessToken}` };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (method === 'POST') headers['Idempotency-Key'] = options.key || crypto.randomUUID();
+    if (options.ifMatch) headers['If-Match'] = options.ifMatch;
+    let answer;
+    try {
+      answer = await fetch(`/api/v1${path}`, {
+        method, headers, credentials: 'same-origin', cache: 'no-store',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new OfflineError(String(error));
+    }
+    if (answer.status === 401 && attempt === 0) {
+      try { await refresh(); continue; } catch (error) { if (error instanceof OfflineError) throw error; forget(); announce(); }
+    }
+    // A proxy or a server that is shutting down: for writes, as good as offline.
+    if (answer.status === 502 || answer.status === 504) throw new OfflineError(`HTTP ${answer.status}`);
+    const text = await answer.text();
+    const json = text ? JSON.parse(text) : null;
+    if (!answer.ok) throw new ApiError(answer.status, json);
+    if (options.withHeaders) return { json, headers: answer.headers, status: answer.status };
+    return json;
+  }
+  throw new ApiError(401, { title: 'Unauthorized' });
+}
+
+export const get = (path, options) => api('GET', path, undefined, options);
+
+/** Every page of a cursor-paged list. */
+export async function all(path, limit = 100) {
+  const items = [];
+  let cursor = null;
+  for (let i = 0; i < 50; i++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    items.push(...page.items);
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  return items;
+}
+
+// ---- The last Today and briefing, for reading when the server cannot be reached ----
+
+const OFFLINE_CACHE = 'lifelog-offline-v1';
+
+export async function keepForOffline(name, data) {
+  if (!('caches' in window)) return;
+  try {
+    const cache = await caches.open(OFFLINE_CACHE);
+    const body = JSON.stringify({ saved_at: Date.now(), data, labels, lang: document.documentElement.lang });
+    await cache.put(`/offline/${name}`, new Response(body, { headers: { 'Content-Type': 'application/json' } }));
+  } catch { /* storage refused: nothing is kept */ }
+}
+
+export async function keptForOffline(name) {
+  if (!('caches' in window)) return null;
+  try {
+    const cache = await caches.open(OFFLINE_CACHE);
+    const answer = await cache.match(`/offline/${name}`);
+    return answer ? await answer.json() : null;
+  } catch { return null; }
+}
+
+export async function forgetOffline() {
+  if ('caches' in window) { try { await caches.delete(OFFLINE_CACHE); } catch { /* nothing kept */ } }
+}

@@ -146,6 +146,10 @@ import TestSupport
                 json: #"{"email":"cy@example.com","password":"correct horse battery","name":"Cy","timezone":"UTC"}"#)
             let access = try #require(registered.string("access_token"))
             let token = try #require(Self.value("lifelog_refresh", in: Self.cookies(registered)))
+            // A flag that is neither true nor false is refused, and the session goes on.
+            let unclear = try await http.call(.post, "/api/v1/auth/browser/logout?everywhere=", headers: [.origin: Self.origin, Self.host: "localhost", .cookie: "lifelog_refresh=\(token)"])
+            #expect(unclear.status == .unprocessableContent)
+            #expect(try await http.call(.get, "/api/v1/me", token: access).status == .ok)
             let out = try await http.call(.post, "/api/v1/auth/browser/logout", headers: [.origin: Self.origin, Self.host: "localhost", .cookie: "lifelog_refresh=\(token)"])
             #expect(out.status == .noContent)
             #expect(Self.cookies(out).count == 2 && Self.cookies(out).allSatisfy { $0.contains("Max-Age=0") })

@@ -1,4 +1,5 @@
 import Core
+import Domain
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -67,7 +68,9 @@ extension AccountsArea {
         }
         browser.post("logout") { request, context in
             try BrowserSession.checkOrigin(request)
-            let everywhere = request.query("everywhere") == "true"
+            let flag = request.query("everywhere")
+            guard flag == nil || flag == "true" || flag == "false" else { throw ValidationFailure("everywhere", "must be true or false") }
+            let everywhere = flag == "true"
             if let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) {
                 try await sessions.logout(refreshToken: token, everywhere: everywhere)
                 changeFeed.checkSessions()

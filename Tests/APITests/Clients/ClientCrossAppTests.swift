@@ -87,4 +87,37 @@ import TestSupport
             #expect((b.object["days"] as? [[String: Any]])?.first?["value"] as? Double == 100, "\(b.text)")
         }
     }
+
+    /// What the apps never send (a field of the wrong type, a number out of its documented range)
+    /// is refused with a problem, and nothing is stored, rather than silently read as absent.
+    @Test func fieldsOfTheWrongTypeAreRefusedAndStoreNothing() async throws {
+        try await AppHarness.with(now: HealthSyncClientTests.now, asyncProjectors: true) { harness, http in
+            let (token, key) = try await HealthSyncClientTests.user(http)
+            let secret: HTTPFields = [HTTPField.Name("X-Webhook-Secret")!: key]
+            let step = #"{"id":"5D1E2F3A-4B5C-4D6E-8F70-8192A3B4C5D6","type":"steps","value":10,"unit":"steps","start_date":"2026-09-09T22:00:00.000Z","end_date":"2026-09-10T22:00:00.000Z"}"#
+            // HealthPush: a timestamp that is not an instant.
+            let push = try await http.call(.post, "/api/v1/ingest/healthpush", headers: secret, json: #"{"device_name":"x","timestamp":"","metrics":[\#(step)]}"#)
+            #expect(push.status == .badRequest && push.text.contains("timestamp"), "\(push.text)")
+            // GymDashSync: ids that are not strings.
+            let query = try await http.call(.post, "/api/ingest/workouts/query", json: #"{"client_id":"\#(key)","uuids":[{}]}"#)
+            #expect(query.status == .unprocessableContent && query.text.contains("uuids"), "\(query.text)")
+            let night = try await http.call(.post, "/api/ingest/sleep", json: #"{"client_id":"\#(key)","sleep_records":[{"date":"2026-09-10","total_sleep_minutes":420,"healthkit_uuid":{},"sleep_start":"2026-09-09T22:00:00Z","sleep_end":"2026-09-10T05:00:00Z"}]}"#)
+            #expect(night.object["errors_count"] as? Int == 1 && night.text.contains("healthkit_uuid"), "\(night.text)")
+            // Pulse: the night's source that is not a string, beside the envelope too.
+            let pulse = try await http.call(.post, "/api/health?key=\(key)", json: #"{"data":{"metrics":[]},"source":{}}"#)
+            #expect(pulse.status == .badRequest && pulse.text.contains("source"), "\(pulse.text)")
+            let units = try await http.call(.post, "/api/health?key=\(key)", json: #"{"data":{"metrics":[{"name":"step_count","units":{},"data":[{"date":"2026-09-10 08:00:00 +0200","qty":10}]}]}}"#)
+            #expect(units.object["skipped"] as? Int == 1 && units.object["inserted"] as? Int == 0, "\(units.text)")
+            let hours = try await http.call(.post, "/api/health?key=\(key)", json: #"{"inBedStart":"2026-09-09T22:00:00Z","deep":"lots"}"#)
+            #expect(hours.status == .badRequest && hours.text.contains("deep"), "\(hours.text)")
+            // health-sync: an energy history longer than the app asks for.
+            let energy = try await http.call(.get, "/api/energy-history?hours=721", headers: [Self.apiKey: key])
+            #expect(energy.status == .unprocessableContent && energy.text.contains("hours"), "\(energy.text)")
+
+            // Nothing of what was refused is in the log (the events of one item each would be health ones).
+            let stored = try await harness.count("SELECT count(*) FROM events WHERE event_type LIKE 'health.%'")
+            #expect(stored == 0, "\(stored) health events stored from refused uploads")
+            _ = token
+        }
+    }
 }

@@ -77,8 +77,7 @@ public struct GymDashSyncClient: ClientAdapter {
         for kind in ["workouts", "profile"] {
             ingest.post("\(kind)/query") { request, context in
                 let (_, body) = try await ClientBody.json(request, context: context)
-                guard let uuids = (body as? [String: Any])?["uuids"] as? [Any] else { throw ValidationFailure("uuids", "is required: an array of ids") }
-                let asked = uuids.compactMap { $0 as? String }
+                guard let asked = (body as? [String: Any])?["uuids"] as? [String] else { throw ValidationFailure("uuids", "is required: an array of ids (strings)") }
                 let clientId = (body as? [String: Any])?["client_id"] as? String
                 guard clientId != nil || context.identity != nil || context.authFailure != nil else { return try ClientJSON([Any]()) }
                 let identity = try await ClientCredential.identity(context, appKey: clientId, sessions: sessions)

@@ -38,6 +38,7 @@ enum GymDashSyncFormat {
         for (index, item) in try list(body, "steps").enumerated() {
             let path = "steps[\(index)]"
             guard let row = item as? [String: Any] else { intake.skipped += 1; continue }
+            guard uuidIsText(row) else { intake.reject(uuidError(index, path)); continue }
             let text = row["date"] as? String
             // A full instant names the local day it falls on; a bare date names itself.
             guard let day = text.flatMap({ text in
@@ -64,6 +65,7 @@ enum GymDashSyncFormat {
         for (index, item) in try list(body, "sleep_records").enumerated() {
             let path = "sleep_records[\(index)]"
             guard let row = item as? [String: Any] else { intake.skipped += 1; continue }
+            guard uuidIsText(row) else { intake.reject(uuidError(index, path)); continue }
             guard let start = (row["sleep_start"] as? String).flatMap(CoachFitFormat.instant),
                   let end = (row["sleep_end"] as? String).flatMap(CoachFitFormat.instant), end >= start else {
                 intake.reject(HealthItemError(index: index, field: "\(path).sleep_start", message: "needs RFC 3339 sleep_start and sleep_end, in order"))
@@ -100,6 +102,7 @@ enum GymDashSyncFormat {
     /// A workout as POSTed (`metadata.healthkit_uuid`) or as PUT (`healthkit_uuid`).
     static func workout(_ item: Any, path: String, index: Int, into intake: inout HealthIntake) {
         guard let row = item as? [String: Any] else { intake.skipped += 1; return }
+        guard uuidIsText(row) else { intake.reject(uuidError(index, path)); return }
         guard let start = (row["start_time"] as? String).flatMap(CoachFitFormat.instant) else {
             intake.reject(HealthItemError(index: index, field: "\(path).start_time", message: "must be an RFC 3339 instant"))
             return
@@ -139,6 +142,7 @@ enum GymDashSyncFormat {
                 intake.skipped += 1
                 continue
             }
+            guard uuidIsText(row) else { intake.reject(uuidError(index, path)); continue }
             guard let value = HealthAutoExportFormat.number(row["value"]), let at = (row["measured_at"] as? String).flatMap(CoachFitFormat.instant) else {
                 intake.reject(HealthItemError(index: index, field: "\(path).measured_at", message: "needs a value and an RFC 3339 measured_at"))
                 continue
@@ -148,5 +152,16 @@ enum GymDashSyncFormat {
                                         start: at, end: at, source: sender, path: path))
         }
         return intake
+    }
+
+    /// The HealthKit id, at the top or in a workout's metadata, is text when it is there: anything
+    /// else is not what the app sends, and the item is refused rather than stored without its id.
+    static func uuidIsText(_ row: [String: Any]) -> Bool {
+        let ids = [row["healthkit_uuid"], (row["metadata"] as? [String: Any])?["healthkit_uuid"]].compactMap { $0 }
+        return ids.allSatisfy { $0 is String }
+    }
+
+    static func uuidError(_ index: Int, _ path: String) -> HealthItemError {
+        HealthItemError(index: index, field: "\(path).healthkit_uuid", message: "must be a string")
     }
 }

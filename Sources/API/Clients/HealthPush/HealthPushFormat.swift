@@ -24,6 +24,11 @@ enum HealthPushFormat {
         guard let object = body as? [String: Any], let metrics = object["metrics"] as? [Any] else {
             throw HealthFormatError("the body must be {\"device_name\", \"timestamp\", \"metrics\": [...]}")
         }
+        // Not read (each point has its dates), but a timestamp that is not one means a sender we do not know.
+        if let timestamp = object["timestamp"], (timestamp as? String).flatMap(RFC3339.parse) == nil {
+            throw HealthFormatError("timestamp must be an RFC 3339 instant")
+        }
+        if let name = object["device_name"], !(name is String) { throw HealthFormatError("device_name must be a string") }
         var intake = HealthIntake()
         let dating = LocalDating(timeZone: timeZone)
         for (index, item) in metrics.enumerated() {

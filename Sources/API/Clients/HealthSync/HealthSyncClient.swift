@@ -100,6 +100,9 @@ public struct HealthSyncClient: ClientAdapter {
                 let granularity = request.query("granularity") ?? "day"
                 guard ["day", "hour"].contains(granularity) else { throw ValidationFailure("granularity", "must be day or hour") }
                 _ = try Self.days(request, default: 14)
+                if let hours = request.query("hours"), !(Int(hours).map { (1...720).contains($0) } ?? false) {
+                    throw ValidationFailure("hours", "must be a whole number from 1 to 720")
+                }
                 return try ClientJSON(["granularity": granularity, "points": [Any]()] as [String: Any])
             }
         }

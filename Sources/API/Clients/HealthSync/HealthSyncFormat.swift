@@ -29,11 +29,10 @@ enum HealthSyncFormat {
     static func decodeMetrics(_ body: Any) throws(HealthFormatError) -> HealthIntake {
         guard let root = body as? [String: Any] else { throw HealthFormatError("the body must be a JSON object: {\"data\": {\"metrics\": [...]}}") }
         let data = root["data"] as? [String: Any] ?? root
-        guard data["metrics"] != nil || data["sleep_period_coverage"] != nil || data["night_sleep_coverage"] != nil else {
-            throw HealthFormatError("the body has no data.metrics")
-        }
+        // The app always sends the list, empty when the hour has nothing new.
+        guard let metrics = data["metrics"] as? [Any] else { throw HealthFormatError("data.metrics must be an array") }
         var intake = HealthIntake()
-        for (m, item) in ((data["metrics"] as? [Any]) ?? []).enumerated() {
+        for (m, item) in metrics.enumerated() {
             guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased() else {
                 intake.skipped += 1
                 continue

@@ -31,6 +31,13 @@ public struct PulseClient: ClientAdapter {
     /// The webhook's body: the envelope (`{"data": {"metrics": [...]}}`), or a night's summary alone.
     static func decode(_ data: Data, _ body: Any) throws(HealthFormatError) -> HealthIntake {
         guard let object = body as? [String: Any] else { throw HealthFormatError("the body must be a JSON object") }
+        // The night's fields keep their types whichever form the body takes (the envelope does not read them).
+        for key in ["inBedStart", "sleepEnd", "source"] where object[key] != nil && !(object[key] is String) {
+            throw HealthFormatError("\(key) must be a string")
+        }
+        for key in ["totalSleep", "deep", "rem", "core", "awake"] where object[key] != nil && HealthAutoExportFormat.number(object[key]) == nil {
+            throw HealthFormatError("\(key) must be a number of hours")
+        }
         guard object["data"] != nil || object["metrics"] != nil || object["workouts"] != nil else { return try PulseFormat.decode(data) }
         var intake = try HealthAutoExportFormat.decode(data)
         for index in intake.samples.indices {

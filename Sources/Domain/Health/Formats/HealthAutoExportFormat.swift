@@ -28,7 +28,8 @@ public enum HealthAutoExportFormat {
         }
         // The app wraps everything in "data"; a body without the wrapper is read the same way.
         // Past the lists themselves everything is lenient; the lists are the format.
-        if root["data"] != nil, !(root["data"] is [String: Any]) { throw HealthFormatError("data must be an object") }
+        // data null is data left out, as for every other field.
+        if root["data"] != nil, !(root["data"] is [String: Any]), !(root["data"] is NSNull) { throw HealthFormatError("data must be an object") }
         let data = root["data"] as? [String: Any] ?? root
         guard data["metrics"] != nil || data["workouts"] != nil else {
             throw HealthFormatError("the body has neither data.metrics nor data.workouts")
@@ -40,8 +41,8 @@ public enum HealthAutoExportFormat {
         for (m, item) in ((data["metrics"] as? [Any]) ?? []).enumerated() {
             // A metric without a name or a list of points is not one lifelog can read: skipped.
             guard let metric = item as? [String: Any], let name = (metric["name"] as? String)?.lowercased(),
-                  let points = metric["data"] as? [Any] else {
-                intake.skipped += 1
+                  let points = metric["data"] as? [Any], metric["units"] == nil || metric["units"] is String else {
+                intake.skipped += max(((item as? [String: Any])?["data"] as? [Any])?.count ?? 1, 1)
                 continue
             }
             let units = metric["units"] as? String

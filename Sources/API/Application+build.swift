@@ -101,9 +101,11 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     for area in dependencies.areas { area.register(on: api) }
     for client in dependencies.clients { client.register(on: router) }
     let document = OpenAPIDocument.yaml
-    router.get("/openapi.yaml") { _, _ in
-        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: document)))
+    router.get("/openapi.yaml") { request, _ in
+        // text/yaml only for a client that asks for it and not for the registered type.
+        let accept = request.headers[.accept]?.lowercased() ?? ""
+        let type = accept.contains("text/yaml") && !accept.contains("application/yaml") ? "text/yaml" : "application/yaml"
+        return Response(status: .ok, headers: [.contentType: "\(type); charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: document)))
     }
     routes.load(from: router)
     return router

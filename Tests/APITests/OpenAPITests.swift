@@ -49,6 +49,10 @@ import TestSupport
                 let response = try await http.call(.get, "/openapi.yaml")
                 #expect(response.status == .ok)
                 #expect(response.text.hasPrefix("openapi: 3.1.0"))
+                #expect(response.headers[.contentType] == "application/yaml; charset=utf-8")
+                // A generator that reads only text types asks for text/yaml and gets the same text.
+                let asText = try await http.call(.get, "/openapi.yaml", headers: [.accept: "text/yaml"])
+                #expect(asText.headers[.contentType] == "text/yaml; charset=utf-8" && asText.text == response.text)
                 let documented = Self.documented(response.text)
                 #expect(registered.subtracting(documented).sorted() == [], "registered but not documented")
                 #expect(documented.subtracting(registered).sorted() == [], "documented but not registered")

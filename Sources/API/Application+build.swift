@@ -27,8 +27,8 @@ public struct AppDependencies: Sendable {
     public var readinessTimeout: Duration
     public var edge: EdgeLimits
     public var logger: Logger
-    /// Habits' logs and states, one per server: the habits routes, Today and the reminder job.
-    public let habitFacts: HabitFactsCache
+    /// Every service, built once: the areas, the apps' adapters, Today and the reminder job share them.
+    public let services: Services
     /// When a shutdown began: requests still running near its end are answered 503.
     public let shutdown: ShutdownDeadline
     /// The signed-in clients' live changes (`GET /api/v1/events/stream`): a service `serve` runs.
@@ -49,12 +49,13 @@ public struct AppDependencies: Sendable {
         let tokens = try await AccessTokens(keys: keys, clock: clock)
         let accounts = try await AccountService(
             store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)
-        let habitFacts = HabitFactsCache()
-        self.habitFacts = habitFacts
+        let services = Services(store: store, clock: clock, sealer: accounts.secretSealer, logger: logger,
+                                readWait: edge.readWait, allowPrivateWebhooks: allowPrivateWebhooks)
+        self.services = services
         shutdown = ShutdownDeadline(grace: edge.shutdownGrace, cancelStatements: cancelStatementsAtShutdown)
         changeFeed = ChangeFeed(client: client, listener: changeFeedListener, pollInterval: changeFeedPoll, logger: logger)
-        let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, allowPrivateWebhooks: allowPrivateWebhooks,
-                                  habitFacts: habitFacts, readWait: edge.readWait, changeFeed: changeFeed, shutdown: shutdown)
+        let context = AreaContext(store: store, clock: clock, logger: logger, accounts: accounts, services: services,
+                                  changeFeed: changeFeed, shutdown: shutdown)
         self.client = client
         self.store = store
         self.accounts = accounts

@@ -25,9 +25,11 @@ struct RemindersCommand: AsyncParsableCommand {
             let http = WebhookSender.makeClient()
             do {
                 let clock = SystemClock()
-                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate,
-                                      sealer: SecretSealer(signingKeys: configuration.signingKeys), clock: clock, logger: logger)
-                let result = try await body(job, ReminderPlanning(store: store, clock: clock, logger: logger))
+                let sealer = SecretSealer(signingKeys: configuration.signingKeys)
+                let services = Services(store: store, clock: clock, sealer: sealer, logger: logger, allowPrivateWebhooks: configuration.webhookAllowPrivate)
+                let job = ReminderJob(store: store, http: http, planning: services.planning, allowPrivateWebhooks: configuration.webhookAllowPrivate,
+                                      sealer: sealer, clock: clock, logger: logger)
+                let result = try await body(job, services.planning)
                 try await http.shutdown()
                 return result
             } catch {

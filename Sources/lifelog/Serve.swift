@@ -85,9 +85,9 @@ struct Serve: AsyncParsableCommand {
             .init(service: client), .init(service: waker), .init(service: projections), .init(service: dependencies.changeFeed),
         ]
         if configuration.remindersInServe {
-            let job = ReminderJob(store: dependencies.store, http: http, allowPrivateWebhooks: configuration.webhookAllowPrivate,
-                                  sealer: dependencies.accounts.secretSealer, clock: clock, logger: logger,
-                                  habitFacts: dependencies.habitFacts)
+            let job = ReminderJob(store: dependencies.store, http: http, planning: dependencies.services.planning,
+                                  allowPrivateWebhooks: configuration.webhookAllowPrivate,
+                                  sealer: dependencies.accounts.secretSealer, clock: clock, logger: logger)
             services.append(.init(service: ReminderDaemon(job: job, logger: logger)))
             // Pushes as soon as they are due: woken at the commit that queued them.
             services.append(.init(service: WebhookDeliveryDaemon(

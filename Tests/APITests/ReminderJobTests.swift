@@ -23,8 +23,8 @@ import TestSupport
         let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
         let http = WebhookSender.makeClient()
         do {
-            try await body(ReminderJob(store: store, http: http, allowPrivateWebhooks: allowPrivate, sealer: harness.accounts.secretSealer,
-                                       clock: harness.clock, logger: TestDatabase.logger))
+            try await body(ReminderJob(store: store, http: http, planning: harness.services.planning, allowPrivateWebhooks: allowPrivate,
+                                       sealer: harness.accounts.secretSealer, clock: harness.clock, logger: TestDatabase.logger))
         } catch {
             try? await http.shutdown()
             throw error

@@ -20,8 +20,8 @@ import TestSupport
             try await AppHarness.with(now: Date(), asyncProjectors: true, allowPrivateWebhooks: true) { harness, http in
                 let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
                 // The real clock: due times are compared with it, and the daemon sleeps in real time.
-                let job = ReminderJob(store: store, http: WebhookSender.shared, allowPrivateWebhooks: true, sealer: harness.accounts.secretSealer,
-                                      clock: SystemClock(), logger: TestDatabase.logger)
+                let job = ReminderJob(store: store, http: WebhookSender.shared, planning: harness.services.planning, allowPrivateWebhooks: true,
+                                      sealer: harness.accounts.secretSealer, clock: SystemClock(), logger: TestDatabase.logger)
                 let daemon = WebhookDeliveryDaemon(job: job, listener: try harness.database.ownerURL.connectionConfiguration(), logger: TestDatabase.logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await daemon.run() }

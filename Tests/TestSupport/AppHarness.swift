@@ -21,6 +21,8 @@ public struct AppHarness: Sendable {
     public let client: PostgresClient
     public let accounts: AccountService
     public let clock: MutableClock
+    /// The application's services (`AppDependencies.services`): a job or a check the test builds uses these.
+    public let services: Services
     public static let keys = [SigningKey(kid: "test-1", secret: "test-secret-0123456789-0123456789-abcdef")]
 
     /// Runs `body` with a fresh database and an application built the way `serve` builds it.
@@ -39,7 +41,7 @@ public struct AppHarness: Sendable {
                 maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks, edge: AppHarness.edge,
                 registrationsPerAddress: registrationsPerAddress)
             let app = buildApplication(dependencies)
-            let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock)
+            let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock, services: dependencies.services)
             guard asyncProjectors else {
                 try await app.test(.router) { http in try await body(harness, http) }
                 return

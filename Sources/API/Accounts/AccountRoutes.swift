@@ -17,7 +17,7 @@ public struct AccountsArea: Area {
     public init(_ context: AreaContext) {
         accounts = context.accounts
         changeFeed = context.changeFeed
-        reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, sealer: context.accounts.secretSealer, logger: context.logger)
+        reminders = context.services.reminders
     }
 
     struct RegisterRequest: Decodable {

@@ -5,20 +5,15 @@ import Hummingbird
 import Logging
 import Projections
 
-/// What every area is given to build its services: the one event store (with every area's
-/// inline projectors), the injected clock, the configured logger, and the accounts service
-/// that authenticates every request.
+/// What every area is given: the one event store (with every area's inline projectors), the
+/// injected clock, the configured logger, the accounts service that authenticates every
+/// request, and the server's services, built once (`Services`): an area takes its own from them.
 public struct AreaContext: Sendable {
     public var store: PostgresEventStore
     public var clock: any WallClock
     public var logger: Logger
     public var accounts: AccountService
-    /// `LIFELOG_WEBHOOK_ALLOW_PRIVATE`: webhook URLs may name private and loopback addresses.
-    public var allowPrivateWebhooks = false
-    /// Habits' logs and states, shared by the habits routes, Today and the reminder job.
-    public var habitFacts = HabitFactsCache()
-    /// How long a read asked for `?min_position=` waits before 202 (`EdgeLimits.readWait`).
-    public var readWait: Duration = .seconds(3)
+    public var services: Services
     /// What changed, for the event stream (`EventStreamArea`); `serve` runs it as a service.
     public var changeFeed: ChangeFeed
     /// When a shutdown began: long answers (the event stream) end then.

@@ -13,7 +13,7 @@ public struct FinanceArea: Area {
     let finance: FinanceService
 
     public init(_ context: AreaContext) {
-        finance = FinanceService(store: context.store, clock: context.clock, logger: context.logger)
+        finance = context.services.finance
     }
 
     /// `?month=YYYY-MM`, or `?from&to` (at most ten years), or the current month. One bound

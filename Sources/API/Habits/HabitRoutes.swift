@@ -80,7 +80,7 @@ public struct HabitsArea: Area {
     let habits: HabitService
 
     public init(_ context: AreaContext) {
-        habits = HabitService(store: context.store, clock: context.clock, logger: context.logger, cache: context.habitFacts)
+        habits = context.services.habits
     }
 
     struct LogRequest: Decodable {

@@ -18,7 +18,7 @@ public struct HealthArea: Area {
     let health: HealthService
 
     public init(_ context: AreaContext) {
-        health = HealthService(store: context.store, clock: context.clock, logger: context.logger, readWait: context.readWait)
+        health = context.services.health
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {

@@ -87,8 +87,8 @@ public struct RemindersArea: Area {
 
     public init(_ context: AreaContext) {
         profiles = context.accounts.profiles
-        webhooks = EventWebhookService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, sealer: context.accounts.secretSealer, logger: context.logger)
-        reminders = ReminderService(client: context.store.client, clock: context.clock, allowPrivateWebhooks: context.allowPrivateWebhooks, sealer: context.accounts.secretSealer, logger: context.logger)
+        webhooks = context.services.webhooks
+        reminders = context.services.reminders
     }
 
     static let filters: [String: [ReminderStatus]] = [

@@ -13,7 +13,7 @@ public struct SavingsArea: Area {
     let savings: SavingsService
 
     public init(_ context: AreaContext) {
-        savings = SavingsService(store: context.store, clock: context.clock, logger: context.logger)
+        savings = context.services.savings
     }
 
     struct MemberBody: Decodable { var email: String }

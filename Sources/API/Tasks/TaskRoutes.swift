@@ -52,7 +52,7 @@ public struct TasksArea: Area {
     let tasks: TaskService
 
     public init(_ context: AreaContext) {
-        tasks = TaskService(store: context.store, clock: context.clock, logger: context.logger)
+        tasks = context.services.tasks
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {

@@ -83,7 +83,7 @@ public struct TodayArea: Area {
     let today: TodayService
 
     public init(_ context: AreaContext) {
-        today = TodayService(store: context.store, clock: context.clock, sealer: context.accounts.secretSealer, logger: context.logger, habitFacts: context.habitFacts)
+        today = context.services.today
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {

@@ -36,11 +36,11 @@ public struct ReminderJob: Sendable {
     /// Users planned at once.
     var concurrency = 8
 
-    /// `habitFacts`: the server's habit cache, so planning does not keep a second one.
-    public init(store: PostgresEventStore, http: HTTPClient, allowPrivateWebhooks: Bool, sealer: SecretSealer, clock: any WallClock, logger: Logger,
-                habitFacts: HabitFactsCache = HabitFactsCache()) {
+    /// `planning`: the server's (`Services.planning`), so the job reads through the routes' caches.
+    public init(store: PostgresEventStore, http: HTTPClient, planning: ReminderPlanning, allowPrivateWebhooks: Bool, sealer: SecretSealer,
+                clock: any WallClock, logger: Logger) {
         client = store.client
-        planning = ReminderPlanning(store: store, clock: clock, logger: logger, habitFacts: habitFacts)
+        self.planning = planning
         outbox = ReminderOutbox(client: store.client, sealer: sealer, logger: logger)
         endpoints = WebhookEndpoints(client: store.client, sealer: sealer, logger: logger)
         sender = WebhookSender(http: http, allowPrivate: allowPrivateWebhooks)

@@ -13,11 +13,12 @@ public struct ReminderPlanning: Sendable {
     let savings: SavingsService
     let clock: any WallClock
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
-        users = AccountsReadModel(client: store.client, logger: logger)
-        habits = HabitService(store: store, clock: clock, logger: logger, cache: habitFacts)
-        tasks = TaskService(store: store, clock: clock, logger: logger)
-        savings = SavingsService(store: store, clock: clock, logger: logger)
+    /// The server's own services (`Services`), so planning reads what the routes wrote.
+    init(users: AccountsReadModel, habits: HabitService, tasks: TaskService, savings: SavingsService, clock: any WallClock) {
+        self.users = users
+        self.habits = habits
+        self.tasks = tasks
+        self.savings = savings
         self.clock = clock
     }
 

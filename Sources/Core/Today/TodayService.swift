@@ -5,7 +5,7 @@ import Logging
 import Projections
 
 /// What a home screen shows, in one call, from the same services as the detailed routes:
-/// `/habits?date=`, `/tasks?filter=today`, `/savings/overview`, `/finance/reports/summary`,
+/// `/habits?date=`, `/tasks?filter=today`, `/savings/overview`, `/finance/summary`,
 /// `/health/recovery` and `/reminders`.
 public struct TodayView: Sendable {
     public var date: LocalDate
@@ -49,15 +49,16 @@ public struct TodayService: Sendable {
     let users: AccountsReadModel
     let clock: any WallClock
 
-    /// `habitFacts`: the habits routes' cache, so Today sees their logs without reloading.
-    public init(store: PostgresEventStore, clock: any WallClock, sealer: SecretSealer, logger: Logger, habitFacts: HabitFactsCache = HabitFactsCache()) {
-        habits = HabitService(store: store, clock: clock, logger: logger, cache: habitFacts)
-        tasks = TaskService(store: store, clock: clock, logger: logger)
-        savings = SavingsService(store: store, clock: clock, logger: logger)
-        finance = FinanceService(store: store, clock: clock, logger: logger)
-        health = HealthService(store: store, clock: clock, logger: logger)
-        reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: false, sealer: sealer, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
+    /// The server's own services (`Services`): Today reads what the routes wrote, through their caches.
+    init(habits: HabitService, tasks: TaskService, savings: SavingsService, finance: FinanceService, health: HealthService,
+         reminders: ReminderService, users: AccountsReadModel, clock: any WallClock) {
+        self.habits = habits
+        self.tasks = tasks
+        self.savings = savings
+        self.finance = finance
+        self.health = health
+        self.reminders = reminders
+        self.users = users
         self.clock = clock
     }
 

@@ -58,9 +58,11 @@ struct ReminderLoad: AsyncParsableCommand {
             let hook = "http://127.0.0.1:\(receiver.port.withLock { $0 } ?? 0)/hook"
             try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 20), logger: logger) { client in
                 let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
-                try await seed(store, clock: clock, hook: hook, logger: logger)
+                let services = Services(store: store, clock: clock, sealer: Self.sealer, logger: logger, allowPrivateWebhooks: true)
+                try await seed(services, store: store, clock: clock, hook: hook, logger: logger)
                 let http = WebhookSender.makeClient()
-                let job = ReminderJob(store: store, http: http, allowPrivateWebhooks: true, sealer: Self.sealer, clock: clock, logger: logger)
+                let job = ReminderJob(store: store, http: http, planning: services.planning, allowPrivateWebhooks: true, sealer: Self.sealer,
+                                      clock: clock, logger: logger)
                 _ = try await job.plan()  // the checkpoint: 07:00
                 clock.set(clock.now().addingTimeInterval(3_660))  // 08:01
                 try await client.run("VACUUM (ANALYZE)", logger: logger)
@@ -90,10 +92,8 @@ struct ReminderLoad: AsyncParsableCommand {
     /// A key of the benchmark's own for the webhooks' sealed secrets.
     static let sealer = SecretSealer(signingKeys: [SigningKey(kid: "bench", secret: "bench-only-secret-0123456789-0123456789")])
 
-    func seed(_ store: PostgresEventStore, clock: Clock, hook: String, logger: Logger) async throws {
-        let habits = HabitService(store: store, clock: clock, logger: logger)
-        let tasks = TaskService(store: store, clock: clock, logger: logger)
-        let savings = SavingsService(store: store, clock: clock, logger: logger)
+    func seed(_ services: Services, store: PostgresEventStore, clock: Clock, hook: String, logger: Logger) async throws {
+        let habits = services.habits, tasks = services.tasks, savings = services.savings
         let endpoints = WebhookEndpoints(client: store.client, sealer: Self.sealer, logger: logger)
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -18,7 +18,7 @@ public struct GymDashSyncClient: ClientAdapter {
     let clock: any WallClock
 
     public init(_ context: AreaContext) {
-        health = HealthService(store: context.store, clock: context.clock, logger: context.logger)
+        health = context.services.health
         sessions = context.accounts.sessions
         devices = context.accounts.devices
         clock = context.clock

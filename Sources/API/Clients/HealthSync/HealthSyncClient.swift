@@ -18,7 +18,7 @@ public struct HealthSyncClient: ClientAdapter {
     let profiles: ProfileService
 
     public init(_ context: AreaContext) {
-        health = HealthService(store: context.store, clock: context.clock, logger: context.logger)
+        health = context.services.health
         sessions = context.accounts.sessions
         profiles = context.accounts.profiles
     }

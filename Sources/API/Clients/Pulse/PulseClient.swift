@@ -21,7 +21,7 @@ public struct PulseClient: ClientAdapter {
     let sessions: SessionService
 
     public init(_ context: AreaContext) {
-        health = HealthService(store: context.store, clock: context.clock, logger: context.logger)
+        health = context.services.health
         sessions = context.accounts.sessions
     }
 

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PostgresNIO
+import Projections
 import Synchronization
 
 /// `Idempotency-Key` on POST: the same key with the same request replays the first response
@@ -128,10 +129,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
                       body = \(kept), sealed_body = \(sealed), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
                     WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND request_hash = ANY(\(fingerprints))
                     """, logger: logger)
-                try? await client.run("DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-48 * 3600))", logger: logger)
-                try? await client.run("""
-                    UPDATE idempotency_keys SET sealed_body = NULL WHERE sealed_body IS NOT NULL AND created_at < \(now.addingTimeInterval(-Self.sealedFor))
-                    """, logger: logger)
                 break
             } catch {
                 if attempt == 3 {
@@ -149,7 +146,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// The properties the document marks as secrets (`x-lifelog-secret`).
     static let secretFields: Set<String> = OpenAPIDocument.secretFields
     /// How long a sealed answer (one with secrets) can be replayed whole.
-    static let sealedFor: TimeInterval = 24 * 3600
+    static let sealedFor = IdempotencyKeyStore.sealedFor
 
     /// The stored form of a client's Idempotency-Key.
     static func digest(_ clientKey: String, using serverKey: SymmetricKey) -> String {

@@ -32,6 +32,13 @@ func zone(_ name: String) -> TimeZone {
         #expect(date("2024-11-06").startOfWeek(weekStart: 7) == date("2024-11-03"))
     }
 
+    /// An account's decisions get the UTC date of their instant, before and after midnight UTC.
+    @Test func theUTCDateOfAnInstant() {
+        #expect(LocalDate.utc(of: instant("2026-11-25T23:59:59Z")) == date("2026-11-25"))
+        #expect(LocalDate.utc(of: instant("2026-11-26T00:00:00Z")) == date("2026-11-26"))
+        #expect(LocalDate.utc(of: instant("1969-12-31T23:00:00Z")) == date("1969-12-31"))
+    }
+
     /// Only plain digits and years PostgreSQL can store: a year 0 reached the database as a 500.
     @Test func onlyPlainDatesAndTimesParse() {
         for text in ["0000-01-01", "+999-01-01", "2024-+1-01", "2024-01- 1", " 2024-01-01"] {

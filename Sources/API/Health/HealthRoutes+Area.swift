@@ -22,8 +22,17 @@ public struct HealthArea: Area {
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {
+        registerIngestion(api.group("ingest", context: IngestionRequestContext.self))
+        let reads = api.group("health", context: UserRequestContext.self)
+        registerDays(reads)
+        registerTrendsAndRecovery(reads)
+        registerBriefingAndAudit(reads)
+        registerUserInputs(reads)
+    }
+
+    /// `/ingest/*`: each format's decoder, then the one ingestion.
+    func registerIngestion(_ ingest: RouterGroup<IngestionRequestContext>) {
         let health = self.health
-        let ingest = api.group("ingest", context: IngestionRequestContext.self)
         ingest.post("health") { request, context in
             // Half a surrogate pair anywhere stops JSONSerialization, so it is named first; a NUL
             // is the item's error where the reader keeps the string (NativeHealthFormat).
@@ -49,8 +58,11 @@ public struct HealthArea: Area {
         ingest.post("pulse") { request, context in
             try await Self.ingest(request, context, health, format: "pulse") { try PulseFormat.decode($0) }
         }
+    }
 
-        let reads = api.group("health", context: UserRequestContext.self)
+    /// The day models, nights, workouts and the heatmap.
+    func registerDays(_ reads: RouterGroup<UserRequestContext>) {
+        let health = self.health
         reads.get("daily") { request, context in
             let (from, to) = try await Self.range(request, context, health)
             let metrics = try Self.metrics(request)
@@ -93,6 +105,11 @@ public struct HealthArea: Area {
                                         days: cells.map { .init(date: $0.date.description, value: $0.value.map(HealthFigures.rounded), level: $0.level) })
             }
         }
+    }
+
+    /// Trends and the recovery score.
+    func registerTrendsAndRecovery(_ reads: RouterGroup<UserRequestContext>) {
+        let health = self.health
         reads.get("trends") { request, context in
             let metric = try Self.metric(request)
             let days = try request.query("days").map { raw in
@@ -122,6 +139,11 @@ public struct HealthArea: Area {
                 return RecoveryDTO(score, checkIn: checkIns[date], language: language)
             }
         }
+    }
+
+    /// The briefing and the data audit's findings.
+    func registerBriefingAndAudit(_ reads: RouterGroup<UserRequestContext>) {
+        let health = self.health
         reads.get("briefing") { request, context in
             let language = try await Self.language(request, context, health)
             let given = try request.queryDate("date")
@@ -162,6 +184,11 @@ public struct HealthArea: Area {
             let (finding, position) = try await health.acknowledge(context.command(), finding: id)
             return try FindingDTO(finding, language: try await Self.language(request, context, health), position: position?.description)
         }
+    }
+
+    /// What the user states: check-ins, source priority, manual figures.
+    func registerUserInputs(_ reads: RouterGroup<UserRequestContext>) {
+        let health = self.health
         reads.put("checkins/{date}") { request, context in
             let date = try inputDate(context.parameters.get("date"), field: "date")
             let body = try await request.json(CheckInBody.self, context: context)

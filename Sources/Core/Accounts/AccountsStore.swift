@@ -36,7 +36,9 @@ public struct AccountsStore: Sendable {
     func execute(_ context: CommandContext, _ command: AccountCommand, also: PostgresEventStore.AlsoInTransaction? = nil) async throws -> CommandPath.Outcome {
         let userId = context.userId
         let stream = StreamName(id: AccountEvent.streamId(userId), ownerId: userId, type: AccountEvent.streamType)
-        let time = DecisionTime(instant: clock.now(), today: LocalDate(daysSinceEpoch: 0))
+        // The account's rules need no user's day; the decision still gets a real one (UTC's).
+        let now = clock.now()
+        let time = DecisionTime(instant: now, today: LocalDate.utc(of: now))
         return try await commands.run(AccountDecider.self, stream: stream, command: command, context: context, time: time, also: also) {
             guard let (account, version) = try await users.decisionState(userId) else { return .init(state: nil, streamVersion: 0) }
             return .init(state: account, streamVersion: version)

@@ -36,6 +36,11 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = date
     }
 
+    /// The date of `instant` in UTC: for decisions that have no user's calendar (an account's own).
+    public static func utc(of instant: Date) -> LocalDate {
+        LocalDate(daysSinceEpoch: Int((instant.timeIntervalSince1970 / 86_400).rounded(.down)))
+    }
+
     public init(daysSinceEpoch days: Int) {
         // Howard Hinnant's civil_from_days.
         let z = days + 719_468

@@ -92,15 +92,19 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     router.middlewares.add(BodyLimitMiddleware(limit: dependencies.maxBodyBytes, ingestionLimit: dependencies.maxIngestBytes))
     router.middlewares.add(AuthMiddleware(sessions: dependencies.accounts.sessions))
     router.middlewares.add(UserLanguageMiddleware(profiles: dependencies.accounts.profiles))
-    router.middlewares.add(IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: max(dependencies.maxBodyBytes, dependencies.maxIngestBytes),
-                                                    fingerprintKeys: dependencies.accounts.requestFingerprintKeys))
     HealthRoutes(client: dependencies.client, migrator: dependencies.migrator, readinessTimeout: dependencies.readinessTimeout)
         .register(on: router)
     MetricsRoutes(client: dependencies.client, registry: dependencies.metrics, projectors: dependencies.projectors)
         .register(on: router)
+    // Idempotency-Key per area, after authentication: the area says whether its commands rerun safely.
+    let idempotency = { (rerunsSafely: Bool) in
+        IdempotencyMiddleware(client: dependencies.client, clock: dependencies.clock, maxBodyBytes: max(dependencies.maxBodyBytes, dependencies.maxIngestBytes),
+                              fingerprintKeys: dependencies.accounts.requestFingerprintKeys, rerunsSafely: rerunsSafely)
+    }
     let api = router.group("api/v1")
-    for area in dependencies.areas { area.register(on: api) }
-    for client in dependencies.clients { client.register(on: router) }
+    for area in dependencies.areas { area.register(on: api.group().add(middleware: idempotency(type(of: area).commandsRerunSafely))) }
+    // The apps' uploads are ingestion commands, whose ids their keys derive.
+    for client in dependencies.clients { client.register(on: router.group().add(middleware: idempotency(true))) }
     let document = OpenAPIDocument.yaml
     router.get("/openapi.yaml") { request, _ in
         // text/yaml only for a client that asks for it and not for the registered type.

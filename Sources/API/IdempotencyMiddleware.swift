@@ -34,6 +34,9 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// (`POST /me/password`), and a plain hash kept for two days would let anyone with a dump and
     /// the old password try guesses at the new one at hashing speed. The first key is current.
     let fingerprintKeys: [SymmetricKey]
+    /// The area's `commandsRerunSafely`: whether a retry, after waiting, may run the command
+    /// again while its first attempt has not answered.
+    let rerunsSafely: Bool
     /// How long a retry waits for the answer of a first attempt that is still running.
     var inFlightWait: Duration = .seconds(5)
 
@@ -83,7 +86,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                     // Work outside the command path (hashes, tokens, codes) must not run twice:
                     // those routes wait for the first attempt, and take over only a claim its
                     // server abandoned a minute ago.
-                    if !Self.rerunsSafely(request.uri.path) {
+                    if !rerunsSafely {
                         if since < now.addingTimeInterval(-60) {
                             try await client.run("""
                                 UPDATE idempotency_keys SET created_at = \(now)
@@ -210,13 +213,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
         /// Claimed since this instant, not answered yet.
         case inFlight(since: Date)
         case absent
-    }
-
-    /// Routes whose work is a command with ids derived from the key (every area's), so running
-    /// it again finishes, never repeats, the first attempt. The accounts routes do security work
-    /// beside the log (a password hash, a session, a pairing code) and are not among them.
-    static func rerunsSafely(_ path: String) -> Bool {
-        !["/api/v1/auth/", "/api/v1/me", "/api/v1/devices", "/api/v1/pair"].contains { path.hasPrefix($0) }
     }
 
     private func claim(userId: UUID, key: String, requestHash: ByteBuffer, now: Date, logger: Logger) async throws -> Bool {

@@ -9,6 +9,8 @@ public struct AccountsArea: Area {
     public static let name = "Accounts"
     public static let projectors: [any Projector] = [AccountsProjector()]
     public static let openAPIPart = "accounts"
+    /// Sessions, keys and codes are made beside the log: a retry waits for its first attempt.
+    public static let commandsRerunSafely = false
     let accounts: AccountService
     let reminders: ReminderService
     /// Told when sessions end here, so their event streams end at once (other instances hear the NOTIFY).

@@ -33,9 +33,18 @@ public protocol Area: Sendable {
     static var projectors: [any Projector] { get }
     /// Its part of the OpenAPI document: a file in `Sources/API/OpenAPI`, without `.yaml`.
     static var openAPIPart: String { get }
+    /// Whether a retry may run one of its POSTs again while the first attempt still runs
+    /// (`IdempotencyMiddleware`): true when its work is commands whose ids the key derives, so a
+    /// second run finishes, never repeats, the first. Accounts says false: its routes do security
+    /// work beside the log (a password hash, a session, a pairing code), and a retry waits.
+    static var commandsRerunSafely: Bool { get }
     init(_ context: AreaContext)
     /// Registers its routes under `/api/v1`.
     func register(on api: RouterGroup<AppRequestContext>)
+}
+
+extension Area {
+    public static var commandsRerunSafely: Bool { true }
 }
 
 /// The areas the server runs, in the order their routes and documents are listed.

@@ -18,7 +18,7 @@ public protocol ClientAdapter: Sendable {
     static var openAPIPart: String { get }
     init(_ context: AreaContext)
     /// Registers its routes on the whole router: the app decides its paths.
-    func register(on router: Router<AppRequestContext>)
+    func register(on router: RouterGroup<AppRequestContext>)
 }
 
 /// The apps lifelog serves, in the order their routes and documents are listed.

@@ -24,7 +24,7 @@ public struct GymDashSyncClient: ClientAdapter {
         clock = context.clock
     }
 
-    public func register(on router: Router<AppRequestContext>) {
+    public func register(on router: RouterGroup<AppRequestContext>) {
         let health = self.health, sessions = self.sessions, devices = self.devices, clock = self.clock
 
         router.post("pair") { request, context in

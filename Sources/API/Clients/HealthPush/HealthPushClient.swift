@@ -21,7 +21,7 @@ public struct HealthPushClient: ClientAdapter {
         sessions = context.accounts.sessions
     }
 
-    public func register(on router: Router<AppRequestContext>) {
+    public func register(on router: RouterGroup<AppRequestContext>) {
         let health = self.health, sessions = self.sessions
         router.post(RouterPath(Self.path)) { request, context in
             let identity = try await ClientCredential.identity(context, appKey: request.headers[.webhookSecret], sessions: sessions)

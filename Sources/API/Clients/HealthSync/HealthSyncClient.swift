@@ -28,7 +28,7 @@ public struct HealthSyncClient: ClientAdapter {
     /// follows it; lifelog's device keys are made here.
     static let keysPage = "/api/v1/devices"
 
-    public func register(on router: Router<AppRequestContext>) {
+    public func register(on router: RouterGroup<AppRequestContext>) {
         let health = self.health, sessions = self.sessions, profiles = self.profiles
 
         // The connection test: 2xx, JSON, {"status":"ok"}, for a valid key only.

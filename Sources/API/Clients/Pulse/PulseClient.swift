@@ -51,7 +51,7 @@ public struct PulseClient: ClientAdapter {
         return intake
     }
 
-    public func register(on router: Router<AppRequestContext>) {
+    public func register(on router: RouterGroup<AppRequestContext>) {
         let health = self.health, sessions = self.sessions
         router.post("api/health") { request, context in
             let identity = try await ClientCredential.identity(context, appKey: nil, sessions: sessions)

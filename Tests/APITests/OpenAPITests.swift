@@ -338,13 +338,34 @@ import TestSupport
         var status: String
         var json: Data
         var full: Bool
+        /// The Swift type encoded, with its generic arguments (`Page<HabitDTO>`): what it samples.
+        var type = ""
     }
 
     static func sample(_ name: String, _ route: String, _ status: String, full: Bool, _ value: some Encodable) throws -> Sample {
-        Sample(name: name, route: route, status: status, json: try AppRequestContext.makeEncoder().encode(value), full: full)
+        Sample(name: name, route: route, status: status, json: try AppRequestContext.makeEncoder().encode(value), full: full,
+               type: String(reflecting: Swift.type(of: value)))
     }
 
-    /// A sample of every response DTO; a DTO added to a route belongs here too.
+    /// Every answer type the API declares (`ResponseEncodable`) is among the samples above: a DTO
+    /// added to a route without one fails here, not only in a reviewer's memory.
+    @Test func everyResponseDTOHasASample() throws {
+        let declaration = try Regex(#"(?:struct|enum|final class) ([A-Za-z]+)(?:<[^>]*>)?: [^{]*ResponseEncodable"#)
+        let root = TestDatabase.packageRoot.appendingPathComponent("Sources/API")
+        var declared: Set<String> = []
+        for case let file as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) ?? .init()
+        where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in text.matches(of: declaration) {
+                if let name = match.output[1].substring { declared.insert(String(name)) }
+            }
+        }
+        #expect(declared.count > 30, "the scan found the DTOs")
+        let sampled = Set(try Self.samples().flatMap { $0.type.split(whereSeparator: { !$0.isLetter }).map(String.init) })
+        #expect(declared.subtracting(sampled).sorted() == [], "response types without a sample in OpenAPITests.samples()")
+    }
+
+    /// A sample of every response DTO (`everyResponseDTOHasASample` fails on one without).
     static func samples() throws -> [Sample] {
         let id = UUID()
         let now = Date(timeIntervalSince1970: 1_790_000_000)
@@ -399,6 +420,11 @@ import TestSupport
             // The token answers' user carries no webhook part; a full sample with one checks the rest.
             try sample("TokenPair", "POST /api/v1/auth/login", "200", full: true, { var dto = TokenDTO(pair, user: user); dto.user = UserDTO(user, webhook: webhook, newSecret: "whsec_new"); return dto }()),
             try sample("TokenPair (no user)", "POST /api/v1/auth/refresh", "200", full: false, TokenDTO(pair)),
+            try sample("Browser session", "POST /api/v1/auth/browser/login", "200", full: true, {
+                var dto = AccountsArea.BrowserSessionDTO(pair, user: user)
+                dto.user = UserDTO(user, webhook: webhook, newSecret: "whsec_new")
+                return dto
+            }()),
             try sample("Device", "POST /api/v1/devices", "201", full: true, device(full: true)),
             try sample("Device (no optionals)", "POST /api/v1/pair", "201", full: false, device(full: false)),
             try sample("Device page", "GET /api/v1/devices", "200", full: true, Page(items: [device(full: true)], nextCursor: "next")),
@@ -415,6 +441,7 @@ import TestSupport
         samples += try savingsSamples()
         samples += try reminderSamples()
         samples += try clientSamples()
+        samples += try healthSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

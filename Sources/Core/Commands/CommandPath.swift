@@ -108,7 +108,7 @@ public struct CommandPath: Sendable {
                 // maximum) 422, not a 412 whose reload cannot help.
                 do {
                     _ = try D.decide(loaded.state, command, time)
-                } catch let error as any ProblemDescribing where error.status == 403 || error.status == 422 {
+                } catch let error as any ProblemDescribing where error.holdsAtAnyVersion {
                     throw error
                 } catch {}
                 throw ResourceError.versionMismatch(current: loaded.resourceVersion ?? loaded.streamVersion)

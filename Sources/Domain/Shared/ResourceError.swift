@@ -12,11 +12,15 @@ public protocol ProblemDescribing: Error, Sendable {
     var fieldErrors: [FieldError] { get }
     /// Seconds, for answers a client should retry later.
     var retryAfterSeconds: Int? { get }
+    /// A refusal the rules make whatever version the command was based on (a caller who may not,
+    /// a value they never take): it outranks a stale If-Match, since reloading cannot help.
+    var holdsAtAnyVersion: Bool { get }
 }
 
 extension ProblemDescribing {
     public var fieldErrors: [FieldError] { [] }
     public var retryAfterSeconds: Int? { nil }
+    public var holdsAtAnyVersion: Bool { false }
 }
 
 /// What any area answers about one of its resources.
@@ -64,6 +68,10 @@ public enum ResourceError: ProblemDescribing, Equatable {
         case .conflict(let detail), .forbidden(let detail): detail
         }
     }
+
+    public var holdsAtAnyVersion: Bool {
+        if case .forbidden = self { true } else { false }
+    }
 }
 
 /// A stored value that cannot be read back (an unknown zone, a malformed date in a read model).
@@ -84,4 +92,5 @@ extension ValidationFailure: ProblemDescribing {
     public var title: String { "Invalid request" }
     public var detail: String { errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ") }
     public var fieldErrors: [FieldError] { errors }
+    public var holdsAtAnyVersion: Bool { true }
 }

@@ -15,7 +15,7 @@ public struct AccountsStore: Sendable {
     let client: PostgresClient
     let tokens: AccessTokens
     let hasher: PasswordHasher
-    let throttle: Throttle
+    let throttle: ThrottleStore
     let clock: any WallClock
     let logger: Logger
 
@@ -25,7 +25,7 @@ public struct AccountsStore: Sendable {
         client = store.client
         self.tokens = tokens
         self.hasher = hasher
-        throttle = Throttle(client: store.client, clock: clock, logger: logger)
+        throttle = ThrottleStore(client: store.client, clock: clock, logger: logger)
         self.clock = clock
         self.logger = logger
     }

@@ -1,4 +1,6 @@
 import Domain
+import Foundation
+import Projections
 
 /// Typed failures of authentication and accounts; they describe their own problem+json.
 public enum AuthError: ProblemDescribing, Equatable {
@@ -58,5 +60,15 @@ public enum AuthError: ProblemDescribing, Equatable {
     public var retryAfterSeconds: Int? {
         if case .throttled(let seconds) = self { return seconds }
         return nil
+    }
+}
+
+extension ThrottleClaim {
+    /// The counted attempt's id, or the refusal as the 429 the caller answers.
+    func attempt() throws(AuthError) -> UUID {
+        switch self {
+        case .counted(let id): id
+        case .refused(let seconds): throw .throttled(retryAfterSeconds: seconds)
+        }
     }
 }

@@ -65,7 +65,7 @@ public struct DeviceService: Sendable {
     /// Trades a valid, unused code for a device key. Wrong codes count like wrong passwords.
     public func pair(code: String, deviceName: String, kind: String, address: String) async throws -> (DeviceRecord, String?) {
         let key = "pairing-address:\(ClientAddress.throttleKey(address))"
-        let attempt = try await store.throttle.claim([(key, SessionService.accountFailureLimit)])
+        let attempt = try await store.throttle.claim([(key, SessionService.accountFailureLimit)]).attempt()
         let now = store.clock.now()
         let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
         var userId: UUID?

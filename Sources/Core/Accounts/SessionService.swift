@@ -67,7 +67,7 @@ public struct SessionService: Sendable {
             timezone: registration.timezone, language: registration.language, currency: registration.currency)
         // The rules first, so a refused registration never pays for a bcrypt hash.
         _ = try AccountDecider.decide(nil, command, DecisionTime(instant: store.clock.now(), today: LocalDate(daysSinceEpoch: 0)))
-        if let address { _ = try await store.throttle.claim([("register:\(ClientAddress.throttleKey(address))", registrationsPerAddress)]) }
+        if let address { _ = try await store.throttle.claim([("register:\(ClientAddress.throttleKey(address))", registrationsPerAddress)]).attempt() }
         let hash = try await store.hasher.hash(registration.password)
         let now = store.clock.now()
         do {
@@ -96,7 +96,7 @@ public struct SessionService: Sendable {
         let store = self.store, client = self.client, logger = self.logger, decoyHash = self.decoyHash, attempts = self.attempts
         @Sendable func check() async throws -> UUID {
             try await attempts.run(addressKey) {
-                let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)])
+                let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)]).attempt()
                 var found: (UUID, String)?
                 if Email.isPlausible(email), !password.contains("\0") {
                     let rows = try await client.rows("""
@@ -202,7 +202,7 @@ public struct SessionService: Sendable {
     public func changePassword(_ userId: UUID, current: String, new: String) async throws -> TokenPair {
         try ValidationFailure.check(Passwords.validationErrors(new, field: "new_password"))
         // A stolen access token must not become a way to guess the password.
-        let attempt = try await store.throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)])
+        let attempt = try await store.throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)]).attempt()
         var stored: String?
         for try await hash in try await client.rows("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
             stored = hash

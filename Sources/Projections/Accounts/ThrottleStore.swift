@@ -4,8 +4,9 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Counts failed attempts per key in a sliding window; past the limit, callers get 429.
-public struct Throttle: Sendable {
+/// Failed attempts per key in a sliding window (`auth_failures`): the accounts' services ask it
+/// before checking a secret, and refuse with 429 past the limit (`ThrottleClaim`).
+public struct ThrottleStore: Sendable {
     public struct Rule: Sendable {
         public var prefix: String
         public var limit: Int
@@ -26,15 +27,15 @@ public struct Throttle: Sendable {
         self.logger = logger
     }
 
-    /// Counts an attempt against every key before the secret is checked, refusing with
-    /// `throttled` when a key is at its limit. The check and the insert run under a lock per key,
-    /// so parallel guesses cannot all slip past the count. Returns the attempt's id, to be
+    /// Counts an attempt against every key before the secret is checked, or refuses it when a
+    /// key is at its limit (nothing counted then). The check and the insert run under a lock per
+    /// key, so parallel guesses cannot all slip past the count. A counted attempt's id is
     /// `forgive`n when the attempt succeeds.
-    public func claim(_ keys: [(key: String, limit: Int)]) async throws -> UUID {
+    public func claim(_ keys: [(key: String, limit: Int)]) async throws -> ThrottleClaim {
         let now = clock.now()
         let since = now.addingTimeInterval(-Self.window)
         let attempt = UUID()
-        try await client.transaction(logger: logger) { connection in
+        let refused: Int? = try await client.transaction(logger: logger) { connection in
             for (key, _) in keys.sorted(by: { $0.key < $1.key }) {
                 try await connection.run("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 7))", logger: logger)
             }
@@ -45,17 +46,18 @@ public struct Throttle: Sendable {
                       ORDER BY attempted_at DESC LIMIT \(limit)) recent
                     """, logger: logger)
                 for try await (count, oldest) in rows.decode((Int, Date?).self) where count >= limit {
-                    let retry = max(1, Int(((oldest ?? now).addingTimeInterval(Self.window)).timeIntervalSince(now).rounded(.up)))
-                    throw AuthError.throttled(retryAfterSeconds: retry)
+                    return max(1, Int(((oldest ?? now).addingTimeInterval(Self.window)).timeIntervalSince(now).rounded(.up)))
                 }
             }
             try await connection.run("""
                 INSERT INTO auth_failures (key, attempted_at, attempt_id) SELECT unnest(\(keys.map(\.key))::text[]), \(now), \(attempt)
                 """, logger: logger)
+            return nil
         }
+        if let refused { return .refused(retryAfterSeconds: refused) }
         // Old rows are no longer evidence of anything.
         try? await client.run("DELETE FROM auth_failures WHERE attempted_at < \(now.addingTimeInterval(-2 * Self.window))", logger: logger)
-        return attempt
+        return .counted(attempt)
     }
 
     /// Failures counted for `key` within the window.
@@ -79,4 +81,11 @@ public struct Throttle: Sendable {
     public func clear(_ key: String) async throws {
         try await client.run("DELETE FROM auth_failures WHERE key = \(key)", logger: logger)
     }
+}
+
+/// What `ThrottleStore.claim` answers: the attempt counted (its id), or refused until a
+/// number of seconds have passed.
+public enum ThrottleClaim: Sendable, Equatable {
+    case counted(UUID)
+    case refused(retryAfterSeconds: Int)
 }

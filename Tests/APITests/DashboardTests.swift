@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import NIOPosix
 import Testing
 import TestSupport
 
@@ -161,9 +162,14 @@ import TestSupport
     // MARK: - The event stream
 
     /// A live server with the change feed following the log, and a client that reads the stream.
+    /// Its passwords are hashed on a pool of its own: the live client gives up after 20 s without
+    /// an answer, and under the whole suite the shared pool has every other test's hashes queued.
     static func withLiveServer(_ body: @Sendable (any TestClientProtocol, Int, AppDependencies) async throws -> Void) async throws {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        defer { pool.shutdownGracefully { _ in } }
         try await TestDatabase.withAppClient { _, client in
-            let dependencies = try await AppDependencies.forTests(client: client, changeFeedPoll: .milliseconds(50))
+            let dependencies = try await AppDependencies.forTests(client: client, changeFeedPoll: .milliseconds(50), hasher: PasswordHasher(pool: pool))
             let app = buildApplication(dependencies)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await dependencies.changeFeed.follow() }

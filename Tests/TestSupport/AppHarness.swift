@@ -65,10 +65,12 @@ extension AppDependencies {
         client: PostgresClient, clock: any WallClock = MutableClock(Date()), maxBodyBytes: Int = 1_048_576,
         readinessTimeout: Duration = .seconds(2), edge: EdgeLimits = AppHarness.edge,
         // Tests register many users from the one test address; the throttle's own test sets its limit.
-        registrationsPerAddress: Int = 1_000, logger: Logger = TestDatabase.logger, changeFeedPoll: Duration = .seconds(1)
+        registrationsPerAddress: Int = 1_000, logger: Logger = TestDatabase.logger, changeFeedPoll: Duration = .seconds(1),
+        hasher: PasswordHasher = PasswordHasher()
     ) async throws -> AppDependencies {
         try await AppDependencies(
             client: client, keys: AppHarness.keys, clock: clock, migrator: try Migrator(directory: TestDatabase.schemaDirectory), logger: logger,
+            hasher: hasher,
             maxBodyBytes: maxBodyBytes, readinessTimeout: readinessTimeout, edge: edge, registrationsPerAddress: registrationsPerAddress,
             changeFeedPoll: changeFeedPoll)
     }

@@ -94,6 +94,20 @@ enum ClientBody {
     }
 }
 
+/// An app's upload, after its adapter decoded it: refused past `HealthArea.maxItems` (413, as
+/// the native batch), then ingested for the credential's user and device like any batch.
+enum ClientIngestion {
+    static func ingest(_ health: HealthService, _ identity: Identity, _ context: AppRequestContext, _ intake: HealthIntake,
+                       format: String) async throws -> HealthIngestionReport {
+        guard intake.received <= HealthArea.maxItems else {
+            throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
+                          detail: "The upload has \(intake.received) items; send at most \(HealthArea.maxItems) per request.")
+        }
+        let command = CommandContext(userId: identity.userId, idempotencySeed: context.idempotencySeed)
+        return try await health.ingest(command, deviceId: ClientCredential.deviceId(identity), intake, format: format)
+    }
+}
+
 /// Numbers as the apps decode them: an integer for `Int` fields (half to even, as every figure
 /// lifelog rounds), a figure to two decimals for the rest.
 enum ClientFigures {

@@ -160,12 +160,7 @@ public struct HealthSyncClient: ClientAdapter {
     }
 
     static func ingest(_ health: HealthService, _ identity: Identity, _ context: AppRequestContext, _ intake: HealthIntake) async throws -> HealthIngestionReport {
-        guard intake.received <= HealthArea.maxItems else {
-            throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
-                          detail: "The upload has \(intake.received) items; send at most \(HealthArea.maxItems) per request.")
-        }
-        let command = CommandContext(userId: identity.userId, idempotencySeed: context.idempotencySeed)
-        return try await health.ingest(command, deviceId: ClientCredential.deviceId(identity), intake, format: "health_sync")
+        try await ClientIngestion.ingest(health, identity, context, intake, format: "health_sync")
     }
 
     /// What the app requires (`status: "ok"`, a positive integer `id`, no `error`), and lifelog's counts.

@@ -57,12 +57,7 @@ public struct PulseClient: ClientAdapter {
             let identity = try await ClientCredential.identity(context, appKey: nil, sessions: sessions)
             let (data, body) = try await ClientBody.json(request, context: context)
             let intake = try Self.decode(data, body)
-            guard intake.received <= HealthArea.maxItems else {
-                throw Problem(type: Problem.base + "too-large", title: "Request body too large", status: 413,
-                              detail: "The upload has \(intake.received) items; send at most \(HealthArea.maxItems) per request.")
-            }
-            let command = CommandContext(userId: identity.userId, idempotencySeed: context.idempotencySeed)
-            return HealthIngestionDTO(try await health.ingest(command, deviceId: ClientCredential.deviceId(identity), intake, format: "pulse"))
+            return HealthIngestionDTO(try await ClientIngestion.ingest(health, identity, context, intake, format: "pulse"))
         }
         let reads = router.group("api/health")
         // lifelog's newest readings, and at the top level the names Pulse's model reads: the

@@ -29,6 +29,15 @@ extension Request {
         guard let date = LocalDate(input: raw) else { throw ValidationFailure(name, LocalDate.inputRule) }
         return date
     }
+
+    /// A query parameter that must be `true` or `false` (422 naming it otherwise); false when absent.
+    func queryFlag(_ name: String) throws -> Bool {
+        switch query(name) {
+        case nil, "false": false
+        case "true": true
+        default: throw ValidationFailure(name, "must be true or false")
+        }
+    }
 }
 
 /// A date in a path or a query, as a client sent it: 422 naming `field` unless it is a date lifelog

@@ -202,6 +202,11 @@ import TestSupport
             #expect(try await http.call(.delete, "/api/v1/habits/\(daily)", token: token).status == .noContent)
             let names = (try await http.call(.get, "/api/v1/habits", token: token).object["items"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
             #expect(names == ["Water", "Gym"])
+            // An archived habit is still listed on request, marked, so a person can find it to restore it.
+            let withArchived = try await http.call(.get, "/api/v1/habits?include_archived=true", token: token).object["items"] as? [[String: Any]] ?? []
+            #expect(withArchived.compactMap { $0["name"] as? String } == ["Water", "Gym", "Walk"])
+            #expect(withArchived.compactMap { $0["archived"] as? Bool } == [false, false, true])
+            #expect(try await http.call(.get, "/api/v1/habits?include_archived=yes", token: token).status == .unprocessableContent)
             let restored = try await http.call(.post, "/api/v1/habits/\(daily)/restore", token: token)
             #expect(restored.object["archived"] as? Bool == false)
             #expect(restored.object["current_streak"] as? Int == 4)

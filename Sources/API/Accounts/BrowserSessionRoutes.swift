@@ -68,9 +68,7 @@ extension AccountsArea {
         }
         browser.post("logout") { request, context in
             try BrowserSession.checkOrigin(request)
-            let flag = request.query("everywhere")
-            guard flag == nil || flag == "true" || flag == "false" else { throw ValidationFailure("everywhere", "must be true or false") }
-            let everywhere = flag == "true"
+            let everywhere = try request.queryFlag("everywhere")
             if let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) {
                 try await sessions.logout(refreshToken: token, everywhere: everywhere)
                 changeFeed.checkSessions()

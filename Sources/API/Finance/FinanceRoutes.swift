@@ -42,7 +42,7 @@ public struct FinanceArea: Area {
                                   response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
         categories.get { request, context in
-            let includeArchived = try Self.flag(request, "include_archived")
+            let includeArchived = try request.queryFlag("include_archived")
             let today = try await finance.today(context.userId)
             return Items(items: try await finance.categories(context.userId, includeArchived: includeArchived).map { CategoryDTO($0, today: today) })
         }
@@ -109,14 +109,6 @@ public struct FinanceArea: Area {
                 months = parsed
             }
             return AnalyticsDTO(try await finance.analytics(context.userId, months: months))
-        }
-    }
-
-    static func flag(_ request: Request, _ name: String) throws -> Bool {
-        switch request.query(name) {
-        case nil, "false": false
-        case "true": true
-        default: throw ValidationFailure(name, "must be true or false")
         }
     }
 

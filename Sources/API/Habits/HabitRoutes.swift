@@ -141,7 +141,8 @@ public struct HabitsArea: Area {
         user.get { request, context in
             let limit = try Cursor.limit(request)
             let after = try Cursor.decode(HabitsReadModel.Position.self, request.uri.queryParameters.get("cursor").map { String($0) })
-            let views = try await habits.list(context.userId, on: try request.queryDate("date", windowCheckedLater: true), after: after, limit: limit + 1)
+            let views = try await habits.list(context.userId, on: try request.queryDate("date", windowCheckedLater: true),
+                                              includeArchived: try request.queryFlag("include_archived"), after: after, limit: limit + 1)
             let page = Array(views.prefix(limit))
             return Page(items: page.map(HabitDTO.init), nextCursor: views.count > limit ? page.last.flatMap { Cursor.encode($0.position) } : nil)
         }

@@ -132,18 +132,20 @@ public struct HabitService: Sendable {
 
     // MARK: Queries
 
-    /// Active habits with their state on `date` (default: the user's logical today), in
-    /// creation order after `after`.
-    public func list(_ owner: UUID, on date: LocalDate?, after: HabitsReadModel.Position? = nil, limit: Int = 10_000) async throws -> [HabitView] {
-        try await list(owner, on: date, calendar: try await calendar(owner), after: after, limit: limit)
+    /// Active habits (and archived ones too with `includeArchived`) with their state on `date`
+    /// (default: the user's logical today), in creation order after `after`.
+    public func list(_ owner: UUID, on date: LocalDate?, includeArchived: Bool = false, after: HabitsReadModel.Position? = nil,
+                     limit: Int = 10_000) async throws -> [HabitView]
+    {
+        try await list(owner, on: date, calendar: try await calendar(owner), includeArchived: includeArchived, after: after, limit: limit)
     }
 
     /// The same, for a caller that has read the user's calendar already.
-    public func list(_ owner: UUID, on date: LocalDate?, calendar: UserCalendar, after: HabitsReadModel.Position? = nil, limit: Int = 10_000)
-        async throws -> [HabitView]
+    public func list(_ owner: UUID, on date: LocalDate?, calendar: UserCalendar, includeArchived: Bool = false,
+                     after: HabitsReadModel.Position? = nil, limit: Int = 10_000) async throws -> [HabitView]
     {
         let day = try Self.day(date, today: calendar.today(at: clock.now()))
-        let rows = try await habits.rows(owner, includeArchived: false, after: after, limit: limit)
+        let rows = try await habits.rows(owner, includeArchived: includeArchived, after: after, limit: limit)
         return try await views(owner, rows, day: day, calendar: calendar)
     }
 

@@ -189,6 +189,20 @@ import TestSupport
                     types.append(body?["type"] as? String ?? "?")
                 }
                 #expect(types.sorted() == ["habit.completed", "reminder.evening_nudge", "reminder.morning_digest", "task.completed", "webhook.test"])
+                // The owner sees what went out and how (the test is not a delivery); another user sees nothing of it.
+                let fresh = try await Self.login(http, "events@example.com")  // the clock moved a day
+                let listedDeliveries = try await http.call(.get, "/api/v1/webhooks/\(id)/deliveries?lang=sr", token: fresh)
+                let deliveries = listedDeliveries.object["items"] as? [[String: Any]] ?? []
+                #expect(deliveries.compactMap { $0["event"] as? String }.sorted() == ["habit.completed", "reminder.evening_nudge", "reminder.morning_digest", "task.completed"],
+                        "\(listedDeliveries.text)")
+                #expect(deliveries.allSatisfy { $0["status"] as? String == "delivered" && $0["last_status"] as? Int == 204 && $0["delivered_at"] != nil })
+                #expect(deliveries.allSatisfy { ($0["status_label"] as? String).map { !$0.isEmpty && $0 != "delivered" } == true })
+                let dues = deliveries.compactMap { $0["due_at"] as? String }
+                #expect(dues == dues.sorted(by: >), "newest first")
+                let one = try await http.call(.get, "/api/v1/webhooks/\(id)/deliveries?limit=1", token: fresh)
+                #expect((one.object["items"] as? [Any])?.count == 1)
+                let other = try #require(try await http.register("stranger@example.com").string("access_token"))
+                #expect(try await http.call(.get, "/api/v1/webhooks/\(id)/deliveries", token: other).status == .notFound)
             }
         }
     }

@@ -43,6 +43,12 @@ extension OpenAPITests {
             try sample("Webhook", "POST /api/v1/webhooks", "201", full: true, WebhookDTO(webhook, secret: "whsec_new")),
             try sample("Webhooks", "GET /api/v1/webhooks", "200", full: false, Items(items: [WebhookDTO(webhook)])),
             try sample("Webhook test", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.failed(status: 500, error: "no", retryAfter: nil, gone: false))),
+            try sample("Webhook deliveries", "GET /api/v1/webhooks/{id}/deliveries", "200", full: false, Items(items: [
+                WebhookDeliveryDTO(WebhookDelivery(id: id, event: "habit.completed", status: .failed, attempts: 3, lastStatus: 503,
+                                                   lastError: "the receiver answered 503", dueAt: now, deliveredAt: nil), language: .en),
+                WebhookDeliveryDTO(WebhookDelivery(id: id, event: "task.completed", status: .delivered, attempts: 1, lastStatus: 204,
+                                                   lastError: nil, dueAt: now, deliveredAt: now), language: .sr),
+            ])),
             try sample("Webhook test (delivered)", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.delivered(status: 204))),
         ]
     }

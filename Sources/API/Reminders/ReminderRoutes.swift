@@ -97,7 +97,7 @@ public struct RemindersArea: Area {
 
     public func register(on api: RouterGroup<AppRequestContext>) {
         let reminders = self.reminders, profiles = self.profiles
-        WebhookRoutes(webhooks: webhooks).register(on: api)
+        WebhookRoutes(webhooks: webhooks, profiles: profiles).register(on: api)
         let user = api.group("reminders", context: UserRequestContext.self)
         user.get { request, context in
             let raw = request.uri.queryParameters.get("status").map { String($0) } ?? "pending"

@@ -2,6 +2,7 @@ import Core
 import Domain
 import Foundation
 import Hummingbird
+import Projections
 
 struct WebhookDTO: ResponseEncodable {
     var id: String
@@ -46,6 +47,37 @@ struct WebhookTestDTO: ResponseEncodable {
     enum CodingKeys: String, CodingKey { case delivered, status, error }
 }
 
+/// A push to an event webhook: the event, how it went and the receiver's last answer.
+struct WebhookDeliveryDTO: ResponseEncodable {
+    var id: String
+    var event: String
+    var status: String
+    var statusLabel: String
+    var colorToken: String
+    var attempts: Int
+    var lastStatus: Int?
+    var lastError: String?
+    var dueAt: Date
+    var deliveredAt: Date?
+
+    init(_ delivery: WebhookDelivery, language: Language) {
+        id = delivery.id.uuidString.lowercased()
+        event = delivery.event
+        status = delivery.status.rawValue
+        statusLabel = LabelCatalogue.text("reminder.status.\(delivery.status.rawValue)", language)
+        colorToken = switch delivery.status {
+        case .delivered: "ds.semantic.positive"
+        case .failed: "ds.semantic.negative"
+        case .pending, .skipped: "ds.semantic.neutral"
+        }
+        attempts = delivery.attempts
+        lastStatus = delivery.lastStatus
+        lastError = delivery.lastError
+        dueAt = delivery.dueAt
+        deliveredAt = delivery.deliveredAt
+    }
+}
+
 /// Event webhooks (`/api/v1/webhooks`), registered by `RemindersArea`.
 struct WebhookRoutes {
     struct CreateRequest: Decodable {
@@ -55,9 +87,10 @@ struct WebhookRoutes {
     }
 
     let webhooks: EventWebhookService
+    let profiles: ProfileService
 
     func register(on api: RouterGroup<AppRequestContext>) {
-        let webhooks = self.webhooks
+        let webhooks = self.webhooks, profiles = self.profiles
         let user = api.group("webhooks", context: UserRequestContext.self)
         user.post { request, context in
             let body = try await request.json(CreateRequest.self, context: context)
@@ -70,6 +103,11 @@ struct WebhookRoutes {
         user.delete("{id}") { _, context in
             try await webhooks.delete(context.userId, try context.resourceId())
             return Response(status: .noContent)
+        }
+        user.get("{id}/deliveries") { request, context in
+            let deliveries = try await webhooks.deliveries(context.userId, try context.resourceId(), limit: try Cursor.limit(request))
+            let language = try await RequestLanguage.resolve(request, userId: context.userId, profiles: profiles)
+            return Items(items: deliveries.map { WebhookDeliveryDTO($0, language: language) })
         }
         user.post("{id}/test") { _, context in
             WebhookTestDTO(try await webhooks.test(context.userId, try context.resourceId(), http: WebhookSender.shared))

@@ -4,6 +4,7 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 
 /// Event webhooks (`/webhooks`): chosen domain events and reminders pushed to an automation
 /// (Home Assistant, a script), through the same outbox, signing and retries as reminders.
@@ -11,11 +12,13 @@ public struct EventWebhookService: Sendable {
     /// Each event fans out to every webhook that asked for it: a user's count is bounded.
     public static let maximum = 10
     let endpoints: WebhookEndpoints
+    let deliveryLog: WebhookDeliveryLog
     let clock: any WallClock
     let allowPrivate: Bool
 
     public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, sealer: SecretSealer, logger: Logger) {
         endpoints = WebhookEndpoints(client: client, sealer: sealer, logger: logger)
+        deliveryLog = WebhookDeliveryLog(client: client, logger: logger)
         self.clock = clock
         allowPrivate = allowPrivateWebhooks
     }
@@ -42,6 +45,12 @@ public struct EventWebhookService: Sendable {
 
     public func list(_ userId: UUID) async throws -> [WebhookEndpoint] {
         try await endpoints.events(of: userId)
+    }
+
+    /// The webhook's recent deliveries, newest first.
+    public func deliveries(_ userId: UUID, _ id: UUID, limit: Int) async throws -> [WebhookDelivery] {
+        guard try await endpoints.event(userId, id) != nil else { throw ResourceError.notFound }
+        return try await deliveryLog.recent(userId, endpoint: id, limit: limit)
     }
 
     public func delete(_ userId: UUID, _ id: UUID) async throws {

@@ -239,6 +239,69 @@ def main():
             expect(overdue.locator("li.payment")).to_have_count(count - 1, timeout=5000)
         savings()
 
+        @flow("set a savings plan in the page: the calendar follows it, and it ends")
+        def plan():
+            goal = call(token, "POST", "/savings/goals", {"name": "Bike", "currency": "EUR"})
+            nav(page, "Savings")
+            page.get_by_role("link", name="Bike").click()
+            form = page.locator("form", has=page.get_by_role("heading", name="Plan", exact=True))
+            calendar = page.locator("section", has=page.get_by_role("heading", name="Payment calendar"))
+            expect(calendar).to_contain_text("Nothing here yet")
+            form.get_by_label("Amount each time").fill("25.00")
+            form.get_by_label("Day of the month").select_option("last")
+            form.get_by_role("button", name="Save the plan").click()
+            expect(calendar.locator("li.item").first).to_contain_text("0.00 / 25.00 EUR", timeout=5000)
+            assert call(token, "GET", f"/savings/goals/{goal['id']}")["plan"]["anchor_day"] == "last"
+            page.locator("form", has=page.get_by_role("heading", name="Plan", exact=True)).get_by_role("button", name="End the plan").click()
+            expect(page.locator("form", has=page.get_by_role("heading", name="Plan", exact=True)).get_by_role("button", name="End the plan")).to_have_count(0, timeout=5000)
+        plan()
+
+        @flow("an invitation to a shared goal, accepted in the page")
+        def invitation():
+            friend = f"bo-{uuid.uuid4().hex[:8]}@example.com"
+            requests.post(f"{API}/auth/register", json={"email": friend, "password": PASSWORD, "name": "Bo", "timezone": "Europe/Belgrade"},
+                          timeout=30).raise_for_status()
+            other = bearer_login(friend)
+            shared = call(other, "POST", "/savings/goals", {"name": "Flat", "currency": "EUR"})
+            call(other, "POST", f"/savings/goals/{shared['id']}/members", {"email": email})
+            nav(page, "Today")
+            nav(page, "Savings")
+            received = page.locator("section", has=page.get_by_role("heading", name="Invitations to you"))
+            expect(received).to_contain_text("Bo (" + friend + ") invites you")
+            received.get_by_role("button", name="Accept Flat").click()
+            goals = page.locator("section", has=page.get_by_role("heading", name="Goals"))
+            expect(goals.get_by_role("link", name="Flat")).to_be_visible(timeout=5000)
+            expect(page.get_by_role("heading", name="Invitations to you")).to_have_count(0)
+            # The owner sees the member, no longer the invitation.
+            assert [m["email"] for m in call(other, "GET", f"/savings/goals/{shared['id']}/members")["items"]] == [friend, email]
+            assert call(other, "GET", f"/savings/goals/{shared['id']}/invitations")["items"] == []
+        invitation()
+
+        @flow("archive a habit, find it under Archived, restore it")
+        def archive():
+            call(token, "POST", "/habits", {"name": "Stretch", "kind": "boolean", "schedule": {"type": "daily"}})
+            nav(page, "Habits")
+            page.locator("li.habit", has_text="Stretch").get_by_role("button", name="Archive Stretch").click()
+            archived = page.locator("section", has=page.get_by_role("heading", name="Archived"))
+            expect(archived.get_by_role("button", name="Restore Stretch")).to_be_visible(timeout=5000)
+            expect(page.locator("li.habit", has_text="Stretch")).to_have_count(0)
+            archived.get_by_role("button", name="Restore Stretch").click()
+            expect(page.locator("li.habit", has_text="Stretch")).to_be_visible(timeout=5000)
+            expect(page.get_by_role("heading", name="Archived")).to_have_count(0)
+        archive()
+
+        @flow("a morning check-in on Today")
+        def check_in():
+            nav(page, "Today")
+            form = page.locator("form.checkin")
+            form.get_by_label("Good", exact=True).check()
+            form.get_by_label("A note about how you feel").fill("slept well")
+            form.get_by_role("button", name="Save how I feel").click()
+            expect(form).to_contain_text("Today you feel: Good")
+            page.reload()
+            expect(page.locator("form.checkin").get_by_label("Good", exact=True)).to_be_checked(timeout=5000)
+        check_in()
+
         @flow("a health batch sent with a device key appears on the open Health page (the stream)")
         def health():
             key = call(token, "POST", "/devices", {"name": "Watch", "kind": "watch"})["api_key"]

@@ -7,13 +7,27 @@ import { habitItem } from './today.js';
 const { t } = A;
 
 export async function renderHabits(root, ctx) {
-  const [habits, labels] = await Promise.all([A.all('/habits'), Promise.resolve(null)]);
+  const everyHabit = await A.all('/habits?include_archived=true');
+  const habits = everyHabit.filter((habit) => !habit.archived);
+  const archived = everyHabit.filter((habit) => habit.archived);
   const L = (key) => t(key);
   root.append(h('h1', { class: 'page-title' }, t('dash.nav.habits')));
   root.append(habitForm(null, ctx.refresh));
   const list = h('ul', { class: 'items habit-list' });
   for (const habit of habits) list.append(habitRow(habit, L, ctx));
   root.append(card('dash.nav.habits', habits.length ? list : empty()));
+  if (archived.length) root.append(card('dash.habits.archived', h('ul', { class: 'items' }, archived.map((habit) => archivedRow(habit, ctx)))));
+}
+
+// An archived habit keeps its history; restoring it brings back its streaks as they were.
+function archivedRow(habit, ctx) {
+  const name = `${habit.emoji ? `${habit.emoji} ` : ''}${habit.name}`;
+  return h('li', { class: 'item', dataset: { habit: habit.id } },
+    h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, name),
+      h('span', { class: 'muted' }, t('dash.best_streak', { count: habit.best_streak }))),
+    h('button', { type: 'button', onclick: async () => {
+      try { await A.api('POST', `/habits/${habit.id}/restore`); toast(t('dash.saved')); ctx.refresh(); } catch (error) { reportError(error); }
+    } }, t('dash.restore_item', { name: habit.name })));
 }
 
 function habitRow(habit, L, ctx) {

@@ -1,7 +1,8 @@
-// Savings: goals with progress, every overdue payment, and per goal its plan's calendar,
-// deposits and withdrawals, and who it is shared with.
+// Savings: goals with progress, every overdue payment, invitations to answer, and per goal its
+// plan (set, change, end) and calendar, deposits and withdrawals, and who it is shared with
+// (invite, withdraw an invitation, stop sharing, leave).
 import * as A from './api.js';
-import { h, card, empty, field, input, showProblem, formError, values, badge, bar, reportError, toast, tone } from './ui.js';
+import { h, card, empty, field, input, select, showProblem, formError, values, badge, bar, reportError, toast, tone } from './ui.js';
 import { paymentItem } from './today.js';
 
 const { t } = A;
@@ -14,8 +15,22 @@ export async function renderSavings(root, ctx) {
   if (overview.overdues.length) {
     root.append(card('dash.savings.overdue', h('ul', { class: 'items' }, overview.overdues.map((o) => paymentItem(o, today.date, (k) => t(k), false, ctx.refresh)))));
   }
+  const received = await A.all('/savings/invitations');
+  if (received.length) root.append(card('dash.savings.received', h('ul', { class: 'items' }, received.map((i) => receivedRow(i, ctx)))));
   root.append(card('dash.savings.goals', goals.length ? h('ul', { class: 'items goals' }, goals.map((g) => goalRow(g))) : empty()));
   root.append(goalForm(ctx.refresh));
+}
+
+// An invitation addressed to this person: who invites them to what, to accept or decline.
+function receivedRow(invitation, ctx) {
+  const answer = (verb) => async () => {
+    try { await A.api('POST', `/savings/invitations/${invitation.id}/${verb}`); toast(t('dash.saved')); ctx.refresh(); } catch (error) { reportError(error); }
+  };
+  return h('li', { class: 'item' },
+    h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, invitation.goal_name),
+      h('span', { class: 'muted' }, t('dash.savings.invited_by', { owner: invitation.owner_name, email: invitation.owner_email }))),
+    h('button', { type: 'button', class: 'primary', onclick: answer('accept') }, t('dash.savings.accept', { name: invitation.goal_name })),
+    h('button', { type: 'button', onclick: answer('decline') }, t('dash.savings.decline', { name: invitation.goal_name })));
 }
 
 function goalRow(g) {
@@ -32,12 +47,17 @@ function goalRow(g) {
 }
 
 async function renderGoal(root, ctx, id) {
-  const [goal, occurrences, movements, members, today] = await Promise.all([
-    A.get(`/savings/goals/${id}`), A.get(`/savings/goals/${id}/occurrences`), A.get(`/savings/goals/${id}/transactions?limit=50`),
-    A.get(`/savings/goals/${id}/members`).catch(() => ({ items: [] })), A.get('/today')]);
+  const goalAnswer = await A.api('GET', `/savings/goals/${id}`, undefined, { withHeaders: true });
+  const goal = goalAnswer.json;
+  const owner = goal.role === 'owner';
+  const [occurrences, movements, members, invitations, today] = await Promise.all([
+    A.get(`/savings/goals/${id}/occurrences`), A.get(`/savings/goals/${id}/transactions?limit=50`),
+    A.get(`/savings/goals/${id}/members`).catch(() => ({ items: [] })),
+    owner ? A.get(`/savings/goals/${id}/invitations`) : Promise.resolve({ items: [] }), A.get('/today')]);
   const name = `${goal.emoji ? `${goal.emoji} ` : ''}${goal.name}`;
   root.append(h('p', {}, h('a', { href: '#/savings' }, `← ${t('dash.savings.back')}`)), h('h1', { class: 'page-title' }, name));
   root.append(card('dash.savings.balance', goalRow(goal)));
+  if (owner) root.append(planForm(goal, goalAnswer.headers.get('ETag'), today.date, ctx.refresh));
   root.append(card('dash.savings.calendar', occurrences.items.length ? h('ul', { class: 'items calendar' }, occurrences.items.map((o) =>
     h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, o.due_date), h('span', { class: 'muted' }, `${o.paid} / ${o.amount} ${o.currency}`)),
       badge(t(`savings.status.${o.status}`), statusToken[o.status])))) : empty()));
@@ -66,9 +86,56 @@ async function renderGoal(root, ctx, id) {
     try { await A.api('POST', `/savings/goals/${id}/members`, { email: values(invite).email ?? '' }); toast(t('dash.saved')); ctx.refresh(); }
     catch (error) { showProblem(invite, error); }
   });
-  root.append(card('dash.savings.members', h('ul', { class: 'items' }, members.items.map((m) =>
-    h('li', { class: 'item' }, h('span', { class: 'item-name' }, m.name || m.email || ''), badge(t(m.role === 'owner' ? 'dash.savings.owner' : 'dash.savings.member'), 'ds.semantic.neutral')))),
-    goal.role === 'owner' ? invite : null));
+  const removeMember = (m, label) => h('button', { type: 'button', class: 'danger', onclick: async () => {
+    try {
+      await A.api('DELETE', `/savings/goals/${id}/members/${m.user_id}`);
+      toast(t('dash.saved'));
+      if (owner) ctx.refresh(); else location.hash = '#/savings';
+    } catch (error) { reportError(error); }
+  } }, label);
+  root.append(card('dash.savings.members', h('ul', { class: 'items' }, members.items.map((m) => {
+    const who = m.name || m.email || '';
+    const isMe = m.user_id === A.user?.id;
+    return h('li', { class: 'item' }, h('span', { class: 'item-name' }, who), badge(t(m.role === 'owner' ? 'dash.savings.owner' : 'dash.savings.member'), 'ds.semantic.neutral'),
+      m.role === 'owner' ? null : owner ? removeMember(m, t('dash.savings.remove_member', { name: who })) : isMe ? removeMember(m, t('dash.savings.leave', { name: goal.name })) : null);
+  })), owner ? invite : null));
+  if (owner && invitations.items.length) {
+    root.append(card('dash.savings.invitations', h('ul', { class: 'items' }, invitations.items.map((i) =>
+      h('li', { class: 'item' }, h('span', { class: 'item-name' }, i.email), badge(t(`dash.savings.invitation.${i.status}`), i.status === 'pending' ? 'ds.semantic.neutral' : 'ds.semantic.warning'),
+        h('button', { type: 'button', class: 'danger', onclick: async () => {
+          try { await A.api('DELETE', `/savings/goals/${id}/invitations/${i.id}`); toast(t('dash.saved')); ctx.refresh(); } catch (error) { reportError(error); }
+        } }, t('dash.savings.withdraw_invitation', { email: i.email })))))));
+  }
+}
+
+// The recurring plan (owner only): from its first month on, every N months on a day of the month;
+// earlier payments keep the plan they had. The calendar below is the server's answer to it.
+function planForm(goal, etag, todayDate, done) {
+  const plan = goal.plan;
+  const anchor = select([...Array.from({ length: 31 }, (_, i) => [String(i + 1), String(i + 1)]), ['last', t('dash.savings.last_day')]],
+    plan ? String(plan.anchor_day) : '1');
+  const form = h('form', { class: 'card form-card', novalidate: true }, h('h2', {}, t('dash.savings.plan')), formError(),
+    h('div', { class: 'row' },
+      field('dash.savings.plan_amount', input({ inputmode: 'decimal', required: true, value: plan?.amount ?? '' }), { name: 'amount' }),
+      field('dash.savings.anchor_day', anchor, { name: 'anchor_day' }),
+      field('dash.savings.every_months', input({ type: 'number', min: 1, max: 12, value: plan?.every_months ?? 1 }), { name: 'every_months' })),
+    h('div', { class: 'row' },
+      field('dash.savings.start_month', input({ type: 'month', required: true, value: plan?.start_month ?? todayDate.slice(0, 7) }), { name: 'start_month' }),
+      field('dash.savings.end_month', input({ type: 'month', value: plan?.end_month ?? '' }), { name: 'end_month' })),
+    h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary' }, t('dash.savings.plan_save')),
+      plan ? h('button', { type: 'button', class: 'danger', onclick: async () => {
+        try { await A.api('DELETE', `/savings/goals/${goal.id}/plan`); toast(t('dash.saved')); done(); } catch (error) { showProblem(form, error); }
+      } }, t('dash.savings.plan_end')) : null));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const v = values(form);
+    const body = { amount: v.amount ?? '', anchor_day: v.anchor_day === 'last' ? 'last' : Number(v.anchor_day), every_months: Number(v.every_months || 1),
+      start_month: v.start_month ?? '', ...(v.end_month ? { end_month: v.end_month } : {}) };
+    try { await A.api('PUT', `/savings/goals/${goal.id}/plan`, body, etag ? { ifMatch: etag } : {}); toast(t('dash.saved')); done(); }
+    catch (error) { showProblem(form, error); }
+  });
+  return form;
 }
 
 function goalForm(done) {

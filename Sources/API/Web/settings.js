@@ -1,5 +1,6 @@
 // Settings: profile (time zone, day start, language, currency, reminder times), devices (a key
-// shown once, a pairing code, revoke), webhooks (add, test, remove), recent reminders, password,
+// shown once, a pairing code, revoke), webhooks (add, test, recent deliveries, remove), recent
+// reminders, password,
 // and signing out everywhere.
 import * as A from './api.js';
 import { h, card, empty, field, input, select, showProblem, formError, values, badge, reportError, toast } from './ui.js';
@@ -86,14 +87,16 @@ export async function renderSettings(root, ctx) {
   const hooks = webhooks.items || [];
   root.append(card('dash.settings.webhooks', hooks.length ? h('ul', { class: 'items' }, hooks.map((w) => {
     const result = h('span', { class: 'muted', role: 'status' });
+    const history = h('div', { class: 'habit-details' });
     return h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, w.url), h('span', { class: 'muted' }, (w.events || []).join(', ')), result),
       h('button', { type: 'button', onclick: async () => {
         try { const r = await A.api('POST', `/webhooks/${w.id}/test`); result.textContent = t('dash.settings.webhook_result', { status: r.delivered ? `${r.status}` : (r.error || r.status || '') }); }
         catch (error) { reportError(error); }
       } }, t('dash.settings.webhook_test', { name: w.url })),
+      h('button', { type: 'button', 'aria-expanded': 'false', onclick: (e) => toggleDeliveries(e.currentTarget, history, w) }, t('dash.settings.webhook_deliveries', { name: w.url })),
       h('button', { type: 'button', class: 'danger', onclick: async () => {
         try { await A.api('DELETE', `/webhooks/${w.id}`); ctx.refresh(); } catch (error) { reportError(error); }
-      } }, t('dash.delete_item', { name: w.url })));
+      } }, t('dash.delete_item', { name: w.url })), history);
   })) : empty(), hookForm, hookShown));
 
   root.append(card('dash.settings.deliveries', reminders.items.length ? h('ul', { class: 'items' }, reminders.items.map((r) =>
@@ -117,4 +120,19 @@ export async function renderSettings(root, ctx) {
   });
   root.append(password);
   root.append(card('dash.settings.sessions', h('button', { type: 'button', class: 'danger', onclick: () => window.dispatchEvent(new CustomEvent('lifelog:sign-out', { detail: { everywhere: true } })) }, t('dash.sign_out_everywhere'))));
+}
+
+// A webhook's recent deliveries: the event, the server's status word, the receiver's last answer.
+async function toggleDeliveries(button, into, webhook) {
+  const open = button.getAttribute('aria-expanded') === 'true';
+  button.setAttribute('aria-expanded', String(!open));
+  into.replaceChildren();
+  if (open) return;
+  try {
+    const { items } = await A.get(`/webhooks/${webhook.id}/deliveries?limit=20`);
+    into.append(items.length ? h('ul', { class: 'items', 'aria-label': t('dash.settings.webhook_deliveries', { name: webhook.url }) }, items.map((d) =>
+      h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, d.event),
+        h('span', { class: 'muted' }, [d.due_at, d.last_status ? t('dash.settings.webhook_answer', { status: d.last_status }) : null, d.last_error].filter(Boolean).join(' · '))),
+        badge(d.status_label, d.color_token)))) : empty());
+  } catch (error) { reportError(error); }
 }

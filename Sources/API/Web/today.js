@@ -46,7 +46,7 @@ function draw(root, { today, briefing, findings, recovery, categories }, offline
   } else {
     scoreBlock.append(h('span', { class: 'score tone-neutral' }, '—'), badge(t('recovery.status.unscorable'), 'ds.semantic.neutral'));
   }
-  grid.append(card('dash.today.recovery', scoreBlock));
+  grid.append(card('dash.today.recovery', scoreBlock, checkInForm(today.date, recovery?.check_in, L, offline)));
 
   // Habits due today (and those done today).
   const habits = today.habits.filter((habit) => habit.due_today || habit.completed_today);
@@ -98,6 +98,30 @@ function habitLine(habit, L) {
   if (habit.kind === 'numeric' && habit.target) parts.push(`${t('dash.progress', { done: habit.today_value ?? 0, target: habit.target })} ${habit.unit || ''}`.trim());
   if (habit.period_progress) parts.push(t('dash.progress', { done: habit.period_progress.done, target: habit.period_progress.target }));
   return parts.join(' · ');
+}
+
+/** How the person feels this morning: shown beside the score and in the briefing, never scored. */
+function checkInForm(date, checkIn, L, offline) {
+  const shown = h('p', { class: 'muted', role: 'status' }, checkIn ? t('dash.checkin.recorded', { feeling: checkIn.feeling_label }) : '');
+  const form = h('form', { class: 'checkin', novalidate: true },
+    h('fieldset', {}, h('legend', {}, t('dash.checkin.question')),
+      h('div', { class: 'feelings' }, [1, 2, 3, 4, 5].map((n) => h('label', { class: 'feeling' },
+        h('input', { type: 'radio', name: 'feeling', value: String(n), checked: checkIn?.feeling === n, disabled: offline, required: true }), L(`check_in.feeling.${n}`))))),
+    h('div', { class: 'inline-form' },
+      h('input', { type: 'text', name: 'note', maxLength: 500, value: checkIn?.note ?? '', disabled: offline, 'aria-label': t('dash.checkin.note') }),
+      h('button', { type: 'submit', disabled: offline }, t('dash.checkin.save'))),
+    shown);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const feeling = form.querySelector('input[name="feeling"]:checked');
+    if (!feeling) { shown.textContent = t('dash.checkin.choose'); return; }
+    const note = form.elements.note.value;
+    try {
+      const saved = await A.api('PUT', `/health/checkins/${date}`, { feeling: Number(feeling.value), ...(note ? { note } : {}) });
+      shown.textContent = t('dash.checkin.recorded', { feeling: saved.feeling_label });
+    } catch (error) { reportError(error); }
+  });
+  return form;
 }
 
 export function habitItem(habit, date, L, offline) {

@@ -120,7 +120,23 @@ export async function api(method, path, body, options = {}) {
   throw new ApiError(401, { title: 'Unauthorized' });
 }
 
-export const get = (path, options) => api('GET', path, undefined, options);
+// GETs started early (beside the labels, at sign-in), each answer taken by the first get of its
+// path within a few seconds; one not taken by then is dropped, never shown late.
+const early = new Map();
+export function prefetch(paths) {
+  for (const path of paths) {
+    const answer = api('GET', path);
+    answer.catch(() => {});  // the view that takes it sees the error
+    early.set(path, { answer, at: Date.now() });
+  }
+}
+
+export function get(path, options) {
+  const kept = options ? undefined : early.get(path);
+  early.delete(path);
+  if (kept && Date.now() - kept.at < 5000) return kept.answer;
+  return api('GET', path, undefined, options);
+}
 
 /** Every page of a cursor-paged list. */
 export async function all(path, limit = 100) {

@@ -6,14 +6,12 @@ import { h, card, empty, badge, bar, tone, reportError, toast, nextId } from './
 
 const { t } = A;
 
+/** What Today reads, started at sign-in beside the labels. */
+export const todayReads = ['/today', '/health/briefing', '/health/quality?status=open', '/health/recovery'];
+
 export async function renderToday(root) {
   const soft = (promise) => promise.catch((error) => { if (error instanceof A.OfflineError) throw error; return null; });
-  const [today, briefing, findings, recovery] = await Promise.all([
-    A.get('/today'),
-    soft(A.get('/health/briefing')),
-    soft(A.get('/health/quality?status=open')),
-    soft(A.get('/health/recovery')),
-  ]);
+  const [today, briefing, findings, recovery] = await Promise.all(todayReads.map((path, i) => (i === 0 ? A.get(path) : soft(A.get(path)))));
   const needsNames = today.finance.currencies.some((c) => c.budgets.length > 0);
   const categories = needsNames ? await soft(A.get('/finance/categories')) : null;
   A.keepForOffline('today', { today, briefing, recovery });

@@ -20,7 +20,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lifelog-bench",
         abstract: "lifelog benchmarks; each prints its figures.",
-        subcommands: [Appends.self, ConcurrentAppends.self, Rebuild.self, ProjectorLag.self, HTTPLoad.self, MoneyLoad.self, HealthLoad.self, ExportSample.self, HabitCompute.self, ReminderLoad.self])
+        subcommands: [Appends.self, ConcurrentAppends.self, Rebuild.self, ProjectorLag.self, HTTPLoad.self, MoneyLoad.self, HealthLoad.self, ExportSample.self, HabitCompute.self, ReminderLoad.self, DashboardSeed.self])
 }
 
 struct Options: ParsableArguments {

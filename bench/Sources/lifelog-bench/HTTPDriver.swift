@@ -50,10 +50,11 @@ struct HTTPDriver: Sendable {
         (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?[key] as? String
     }
 
-    func register(timezone: String = "Europe/Belgrade") async throws -> String {
-        let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+    static let password = "synthetic benchmark password"
+
+    func register(email: String = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com", timezone: String = "Europe/Belgrade") async throws -> String {
         let (status, body) = try await call(.POST, "/api/v1/auth/register", token: nil,
-            json: #"{"email":"\#(email)","password":"synthetic benchmark password","name":"Bench","timezone":"\#(timezone)"}"#)
+            json: #"{"email":"\#(email)","password":"\#(Self.password)","name":"Bench","timezone":"\#(timezone)"}"#)
         guard status == 201, let token = field(body, "access_token") else { throw Failure(description: "register failed: \(status) \(body)") }
         return token
     }

@@ -32,6 +32,29 @@ struct HabitHistoryLoad {
         formatter.dateFormat = "yyyy-MM-dd"
         formatter.timeZone = TimeZone(identifier: "Europe/Belgrade")
         guard let today = LocalDate(formatter.string(from: Date())) else { throw HTTPDriver.Failure(description: "today") }
+        let habitIds = try await Self.seed(http: http, options: options, token: token, userId: userId, habits: habits, years: years, today: today)
+        let url = try options.url()
+        try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 6), logger: options.logger) { client in
+            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
+            try await Settle.database(options.databaseURL, logger: options.logger)
+            try await measure(token: token, habitIds: habitIds, today: today) {
+                // Another instance's writes: one log per habit appended past this server, so
+                // every habit's version moves and its cached logs are stale.
+                try await http.parallel(habitIds.count, width: 4) { index in
+                    let habitId = habitIds[index]
+                    let event = NewEvent(type: HabitEvent.Logged.type, data: try EventCoding.encode(HabitEvent.Logged(habitId: habitId, date: today, value: 1)),
+                                         metadata: EventMetadata(actor: "user:\(userId.uuidString.lowercased())"))
+                    try await store.append(to: StreamName(id: HabitEvent.streamId(habitId), ownerId: userId, type: HabitEvent.streamType),
+                                           expected: .any, events: [event])
+                }
+            }
+        }
+    }
+
+    /// Creates `habits` habits over HTTP starting `years` years before `today`, and appends their
+    /// logs (seven days in ten) through the event store with the inline projectors.
+    static func seed(http: HTTPDriver, options: Options, token: String, userId: UUID, habits: Int, years: Int, today: LocalDate,
+                     name: String = "Long habit") async throws -> [UUID] {
         let start = today.adding(days: -365 * years)
         let days = (0..<(365 * years)).map { start.adding(days: $0) }
         print("seeding \(habits) habits with \(years) years of logs (the history that grows) ...")
@@ -40,14 +63,13 @@ struct HabitHistoryLoad {
         try await http.parallel(habits, width: 8) { n in
             let kind = n % 6 == 5 ? #""kind":"numeric","target":8,"unit":"glasses""# : #""kind":"boolean""#
             let id = try await http.create("/api/v1/habits", token: token,
-                json: #"{"name":"Long habit \#(n)",\#(kind),"schedule":\#(HTTPLoad.scheduleMix[n % HTTPLoad.scheduleMix.count]),"start_date":"\#(start)"}"#)
+                json: #"{"name":"\#(name) \#(n)",\#(kind),"schedule":\#(HTTPLoad.scheduleMix[n % HTTPLoad.scheduleMix.count]),"start_date":"\#(start)"}"#)
             guard let uuid = UUID(uuidString: id) else { throw HTTPDriver.Failure(description: "habit id \(id)") }
             ids.withLock { $0[n] = uuid }
         }
         let habitIds = ids.withLock { dict in (0..<habits).compactMap { dict[$0] } }
-
-        let url = try options.url()
         let logged = Mutex(0)
+        let url = try options.url()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 6), logger: options.logger) { client in
             let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
             try await http.parallel(habitIds.count, width: 4) { index in
@@ -65,21 +87,10 @@ struct HabitHistoryLoad {
                 }
                 logged.withLock { $0 += dates.count }
             }
-            print(String(format: "seeded %d habits with %d logs over %d days in %.0f s", habitIds.count, logged.withLock { $0 }, days.count,
-                         seconds(ContinuousClock.now - seedStarted)))
-            try await Settle.database(options.databaseURL, logger: options.logger)
-            try await measure(token: token, habitIds: habitIds, today: today) {
-                // Another instance's writes: one log per habit appended past this server, so
-                // every habit's version moves and its cached logs are stale.
-                try await http.parallel(habitIds.count, width: 4) { index in
-                    let habitId = habitIds[index]
-                    let event = NewEvent(type: HabitEvent.Logged.type, data: try EventCoding.encode(HabitEvent.Logged(habitId: habitId, date: today, value: 1)),
-                                         metadata: EventMetadata(actor: "user:\(userId.uuidString.lowercased())"))
-                    try await store.append(to: StreamName(id: HabitEvent.streamId(habitId), ownerId: userId, type: HabitEvent.streamType),
-                                           expected: .any, events: [event])
-                }
-            }
         }
+        print(String(format: "seeded %d habits with %d logs over %d days in %.0f s", habitIds.count, logged.withLock { $0 }, days.count,
+                     seconds(ContinuousClock.now - seedStarted)))
+        return habitIds
     }
 
     /// The reads, once the history is stored; `invalidate` moves every habit's version past the server.

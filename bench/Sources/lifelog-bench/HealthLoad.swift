@@ -28,10 +28,10 @@ struct HealthLoad: AsyncParsableCommand {
         try await HTTPDriver.with(baseURL: baseURL, load)
     }
 
-    /// A deterministic heavy stretch of about nine months ending yesterday, minute by minute:
+    /// A deterministic heavy stretch of `days` days (about nine months by default) ending yesterday, minute by minute:
     /// the watch's heart rate every minute; by day its steps and energy per minute and the
     /// phone's steps per 10 minutes (overlapping the watch's); by night sleep stages per 5 minutes.
-    static func bodies(samples: Int, batch: Int, end: Date) -> [String] {
+    static func bodies(samples: Int, batch: Int, end: Date, days: Int = 300) -> [String] {
         let source = (watch: #"{"name":"Apple Watch","kind":"watch"}"#, phone: #"{"name":"iPhone","kind":"phone"}"#)
         let formatter = ISO8601DateFormatter()
         var quantities: [[String]] = [], sleep: [[String]] = []
@@ -45,7 +45,7 @@ struct HealthLoad: AsyncParsableCommand {
                 current = []; currentSleep = []
             }
         }
-        let start = end.addingTimeInterval(-300 * 86_400)
+        let start = end.addingTimeInterval(-Double(days) * 86_400)
         var minute = 0
         while count < samples {
             let at = start.addingTimeInterval(Double(minute) * 60)

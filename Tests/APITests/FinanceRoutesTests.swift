@@ -106,11 +106,13 @@ import TestSupport
             #expect(under["remaining"] as? String == "50.00")
             #expect(under["used_percent"] as? String == "75.0")
             #expect(under["status"] as? String == "under")
+            #expect(under["color_token"] as? String == "ds.semantic.positive", "the server colours it; the apps only draw")
             try await Self.spend(http, token, "20.00", #","category_id":"\#(food)","date":"2026-01-06""#)
             #expect(try await budget("2026-01")?["status"] as? String == "near")
             try await Self.spend(http, token, "80.00", #","category_id":"\#(food)","date":"2026-01-07""#)
             let over = try await budget("2026-01")
             #expect(over?["status"] as? String == "over")
+            #expect(over?["color_token"] as? String == "ds.semantic.negative")
             #expect(over?["remaining"] as? String == "-50.00")
 
             // From March the budget is 300; January keeps 200. Ending it in April leaves March.

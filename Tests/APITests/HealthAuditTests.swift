@@ -156,6 +156,7 @@ import TestSupport
             let found = Self.of("mass_deletion", try await Self.findings(http, a, position: deleted))
             #expect(found.count == 1, "\(found)")
             #expect(found.first?["severity"] as? String == "critical")
+            #expect(found.first?["severity_label"] as? String == "Serious" && found.first?["color_token"] as? String == "ds.semantic.negative")
             #expect(found.first?["metric"] as? String == "steps")
             let evidence = found.first?["evidence"] as? [String: Any]
             #expect(evidence?["removed"] as? Double == 3)

@@ -115,6 +115,7 @@ import TestSupport
             #expect((seventy.object["pays"] as? [[String: Any]])?.first?["amount"] as? String == "70.00")
             let occurrence = Self.occurrences(try await http.call(.get, "/api/v1/savings/goals/\(id)/occurrences?date=2025-05-11", token: token), "items").first
             #expect(occurrence?["status"] as? String == "overdue")
+            #expect(occurrence?["color_token"] as? String == "ds.semantic.negative")
             #expect(occurrence?["paid"] as? String == "70.00")
         }
     }

@@ -120,6 +120,7 @@ struct SummaryDTO: ResponseEncodable {
         var remaining: String
         var usedPercent: String?
         var status: String
+        var colorToken: String
     }
     struct PerCurrency: Encodable, Sendable {
         var currency: String
@@ -143,7 +144,8 @@ struct SummaryDTO: ResponseEncodable {
                 uncategorized: Uncategorized(income: c.uncategorizedIncome.description, expense: c.uncategorizedExpense.description),
                 budgets: c.budgets.map {
                     Budget(categoryId: $0.categoryId.uuidString.lowercased(), amount: $0.amount.description, spent: $0.spent.description,
-                           remaining: $0.remaining.description, usedPercent: $0.usedPercent, status: $0.status.rawValue)
+                           remaining: $0.remaining.description, usedPercent: $0.usedPercent, status: $0.status.rawValue,
+                           colorToken: $0.status.colorToken)
                 })
         }
     }

@@ -10,6 +10,8 @@ struct FindingDTO: ResponseEncodable {
     var type: String
     var typeLabel: String
     var severity: String
+    var severityLabel: String
+    var colorToken: String
     var metric: String?
     var from: String
     var to: String
@@ -26,6 +28,8 @@ struct FindingDTO: ResponseEncodable {
         type = finding.type.rawValue
         typeLabel = LabelCatalogue.text("audit.type.\(finding.type.rawValue)", language)
         severity = finding.severity.rawValue
+        severityLabel = LabelCatalogue.text("audit.severity.\(finding.severity.rawValue)", language)
+        colorToken = finding.severity.colorToken
         metric = finding.metric
         from = finding.from.description
         to = finding.to.description

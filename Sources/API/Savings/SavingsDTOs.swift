@@ -39,6 +39,7 @@ struct SavingsOccurrenceDTO: Encodable, Sendable {
     var paid: String
     var remaining: String
     var status: SavingsOccurrence.Status
+    var colorToken: String
     var daysOverdue: Int
 
     init(_ occurrence: SavingsOccurrence, goal: SavingsGoal) {
@@ -51,6 +52,7 @@ struct SavingsOccurrenceDTO: Encodable, Sendable {
         paid = text(occurrence.paid)
         remaining = text(occurrence.remaining)
         status = occurrence.status
+        colorToken = occurrence.status.colorToken
         daysOverdue = occurrence.daysOverdue
     }
 }

@@ -5,7 +5,6 @@ import * as A from './api.js';
 import { h, card, empty, field, input, select, showProblem, formError, values, badge, bar, reportError, toast } from './ui.js';
 
 const { t } = A;
-const budgetToken = { under: 'ds.semantic.positive', near: 'ds.semantic.warning', over: 'ds.semantic.negative' };
 
 export async function renderFinance(root, ctx) {
   const [summary, categories] = await Promise.all([A.get('/finance/summary'), A.get('/finance/categories')]);
@@ -28,8 +27,8 @@ export async function renderFinance(root, ctx) {
       h('ul', { class: 'items bars' }, c.budgets.map((b) => h('li', { class: 'item budget', dataset: { category: b.category_id } },
         h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, names[b.category_id] || ''),
           h('span', { class: 'muted' }, t('dash.finance.budget_line', { spent: b.spent, amount: `${b.amount} ${c.currency}`, percent: b.used_percent }))),
-        bar(b.used_percent, budgetToken[b.status], `${names[b.category_id] || ''}: ${b.used_percent}%`),
-        badge(t(`budget.status.${b.status}`), budgetToken[b.status]))))));
+        bar(b.used_percent, b.color_token, `${names[b.category_id] || ''}: ${b.used_percent}%`),
+        badge(t(`budget.status.${b.status}`), b.color_token))))));
   }
   root.append(card('dash.finance.month', month));
   root.append(transactionForm(null, categories.items, ctx.refresh));

@@ -51,7 +51,7 @@ export async function renderHealth(root, ctx) {
       try { await A.api('PATCH', `/health/quality/${f.id}`, { status: 'acknowledged' }); ctx.refresh(); } catch (error) { ack.disabled = false; reportError(error); }
     } }, t('dash.health.acknowledge_item', { name: f.type_label }));
     return h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, f.type_label), h('span', { class: 'muted' }, `${f.summary} · ${f.from}${f.to !== f.from ? ` – ${f.to}` : ''}`)),
-      badge(f.severity, f.severity === 'critical' ? 'ds.semantic.negative' : f.severity === 'warning' ? 'ds.semantic.warning' : 'ds.semantic.neutral'), ack);
+      badge(f.severity_label, f.color_token), ack);
   })) : empty()));
 }
 

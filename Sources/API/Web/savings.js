@@ -6,7 +6,6 @@ import { h, card, empty, field, input, select, showProblem, formError, values, b
 import { paymentItem } from './today.js';
 
 const { t } = A;
-const statusToken = { paid: 'ds.semantic.positive', partial: 'ds.semantic.warning', upcoming: 'ds.semantic.neutral', due_today: 'ds.semantic.warning', overdue: 'ds.semantic.negative' };
 
 export async function renderSavings(root, ctx) {
   if (ctx.rest[0]) return renderGoal(root, ctx, ctx.rest[0]);
@@ -60,7 +59,7 @@ async function renderGoal(root, ctx, id) {
   if (owner) root.append(planForm(goal, goalAnswer.headers.get('ETag'), today.date, ctx.refresh));
   root.append(card('dash.savings.calendar', occurrences.items.length ? h('ul', { class: 'items calendar' }, occurrences.items.map((o) =>
     h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, o.due_date), h('span', { class: 'muted' }, `${o.paid} / ${o.amount} ${o.currency}`)),
-      badge(t(`savings.status.${o.status}`), statusToken[o.status])))) : empty()));
+      badge(t(`savings.status.${o.status}`), o.color_token)))) : empty()));
   const movement = (kind) => {
     const form = h('form', { class: 'inline-card', novalidate: true }, h('h3', {}, t(kind === 'deposit' ? 'dash.savings.deposit_to' : 'dash.savings.withdraw_from', { name: goal.name })), formError(),
       h('div', { class: 'row' },

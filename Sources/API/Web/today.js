@@ -66,7 +66,7 @@ function draw(root, { today, briefing, findings, recovery, categories }, offline
   if (budgets.length) {
     grid.append(card('dash.today.budgets', h('ul', { class: 'items' }, budgets.map((b) => {
       const name = names[b.category_id] || '';
-      const token = b.status === 'over' ? 'ds.semantic.negative' : b.status === 'near' ? 'ds.semantic.warning' : 'ds.semantic.positive';
+      const token = b.color_token;
       return h('li', { class: 'item budget' },
         h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, name),
           h('span', { class: 'muted' }, t('dash.finance.budget_line', { spent: b.spent, amount: `${b.amount} ${b.currency}`, percent: b.used_percent }))),
@@ -87,7 +87,7 @@ function draw(root, { today, briefing, findings, recovery, categories }, offline
   if (findings && findings.items.length) {
     grid.append(card('dash.today.findings', h('ul', { class: 'items' }, findings.items.slice(0, 5).map((f) =>
       h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, f.type_label), h('span', { class: 'muted' }, f.summary)),
-        badge(f.severity, f.severity === 'critical' ? 'ds.semantic.negative' : f.severity === 'warning' ? 'ds.semantic.warning' : 'ds.semantic.neutral'))))));
+        badge(f.severity_label, f.color_token))))));
   }
 }
 
@@ -183,7 +183,7 @@ export function taskItem(task, L, offline, after) {
 }
 
 export function paymentItem(o, date, L, offline, after) {
-  const token = o.status === 'overdue' ? 'ds.semantic.negative' : o.status === 'due_today' ? 'ds.semantic.warning' : 'ds.semantic.neutral';
+  const token = o.color_token;
   const pay = h('button', { type: 'button', disabled: offline, dataset: { focus: `pay-${o.goal_id}-${o.due_date}` } },
     t('dash.savings.pay', { amount: `${o.remaining} ${o.currency}`, date: o.due_date }));
   pay.addEventListener('click', async () => {

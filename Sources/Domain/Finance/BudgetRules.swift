@@ -2,7 +2,18 @@ import Foundation
 
 /// How a month's budget is set and how its use is judged.
 public enum BudgetRules {
-    public enum Status: String, Sendable, Codable { case under, near, over }
+    public enum Status: String, Sendable, Codable {
+        case under, near, over
+
+        /// The design system's colour for it: clients draw this, they do not judge the use.
+        public var colorToken: String {
+            switch self {
+            case .under: "ds.semantic.positive"
+            case .near: "ds.semantic.warning"
+            case .over: "ds.semantic.negative"
+            }
+        }
+    }
 
     /// `near` from this share of the budget used.
     public static let nearPercent: Int64 = 80

@@ -21,6 +21,15 @@ public enum HealthAudit {
 
     public enum Severity: String, CaseIterable, Codable, Sendable {
         case info, warning, critical
+
+        /// The design system's colour for it.
+        public var colorToken: String {
+            switch self {
+            case .info: "ds.semantic.neutral"
+            case .warning: "ds.semantic.warning"
+            case .critical: "ds.semantic.negative"
+            }
+        }
     }
 
     /// A finding's lifecycle: open until the user acknowledges it or its condition clears.

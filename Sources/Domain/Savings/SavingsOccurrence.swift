@@ -4,6 +4,16 @@ import Foundation
 public struct SavingsOccurrence: Sendable, Equatable {
     public enum Status: String, Sendable, Codable {
         case paid, partial, upcoming, dueToday = "due_today", overdue
+
+        /// The design system's colour for it.
+        public var colorToken: String {
+            switch self {
+            case .paid: "ds.semantic.positive"
+            case .partial, .dueToday: "ds.semantic.warning"
+            case .upcoming: "ds.semantic.neutral"
+            case .overdue: "ds.semantic.negative"
+            }
+        }
     }
 
     public var goalId: UUID

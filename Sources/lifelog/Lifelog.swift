@@ -7,7 +7,8 @@ struct Lifelog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lifelog",
         abstract: "A self-hosted backend for a personal life tracker.",
-        subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self, UsersCommand.self, ImportCommand.self, RemindersCommand.self])
+        subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self, UsersCommand.self, ImportCommand.self, RemindersCommand.self,
+                      BackupCommand.self, RestoreCommand.self])
 
     /// Every failure is one line on stderr and a non-zero exit, not a usage dump or a trace.
     static func main() async {

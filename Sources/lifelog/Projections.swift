@@ -3,6 +3,8 @@ import ArgumentParser
 import Core
 import EventStore
 import Foundation
+import Logging
+import PostgresNIO
 import Projections
 import Synchronization
 
@@ -91,21 +93,26 @@ struct ProjectionsCommand: AsyncParsableCommand {
             let logger = Environment.logger("lifelog.rebuild", level: .warning)
             let batchSize = self.batchSize
             try await Environment.withOwnerClient(configuration, logger: logger) { client in
-                let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: batchSize)
-                for projector in projectors {
-                    let printer = ProgressPrinter()
-                    let report: RebuildReport
-                    do {
-                        report = try await rebuilder.rebuild(projector) { printer.show($0) }
-                    } catch let error as RebuildError {
-                        throw CLIError(error.description)
-                    }
-                    printer.finish()
-                    let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
-                    let cutoverMs = Double(report.cutoverDuration.components.seconds) * 1000 + Double(report.cutoverDuration.components.attoseconds) / 1e15
-                    print(String(format: "rebuilt %@: %lld events in %.1f s%@, writes paused %.0f ms for the swap",
-                                 report.projector, report.eventsApplied, seconds, report.resumed ? " (resumed)" : "", cutoverMs))
+                try await Self.rebuild(projectors, client: client, logger: logger, batchSize: batchSize)
+            }
+        }
+
+        /// Rebuilds each projector in turn, with its progress on stderr and a line when done.
+        static func rebuild(_ projectors: [any Projector], client: PostgresClient, logger: Logger, batchSize: Int = 5_000) async throws {
+            let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: batchSize)
+            for projector in projectors {
+                let printer = ProgressPrinter()
+                let report: RebuildReport
+                do {
+                    report = try await rebuilder.rebuild(projector) { printer.show($0) }
+                } catch let error as RebuildError {
+                    throw CLIError(error.description)
                 }
+                printer.finish()
+                let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
+                let cutoverMs = Double(report.cutoverDuration.components.seconds) * 1000 + Double(report.cutoverDuration.components.attoseconds) / 1e15
+                print(String(format: "rebuilt %@: %lld events in %.1f s%@, writes paused %.0f ms for the swap",
+                             report.projector, report.eventsApplied, seconds, report.resumed ? " (resumed)" : "", cutoverMs))
             }
         }
     }

@@ -98,6 +98,7 @@ public struct FinanceArea: Area {
         }
 
         let reports = api.group("finance", context: UserRequestContext.self)
+        FinanceSpreadsheet.register(reports, finance: finance)
         reports.get("summary") { request, context in
             let (from, to) = try Self.period(request, today: try await finance.today(context.userId))
             return SummaryDTO(try await finance.summary(context.userId, from: from, to: to))

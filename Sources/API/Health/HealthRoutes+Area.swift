@@ -28,6 +28,7 @@ public struct HealthArea: Area {
         registerTrendsAndRecovery(reads)
         registerBriefingAndAudit(reads)
         registerUserInputs(reads)
+        HealthSpreadsheet.register(reads, health: health)
     }
 
     /// `/ingest/*`: each format's decoder, then the one ingestion.

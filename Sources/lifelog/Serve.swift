@@ -36,7 +36,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Webhook secrets stored before they were sealed are sealed now, under this server's key.
         try await Environment.withOwnerClient(configuration, logger: logger) { client in
-            let sealed = try await WebhookEndpoints(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
+            let sealed = try await WebhookEndpointStore(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
                 .sealStoredSecrets()
             if sealed > 0 { logger.info("sealed the webhook secrets stored in the clear", metadata: ["endpoints": "\(sealed)"]) }
         }

@@ -2,6 +2,7 @@ import Core
 import Domain
 import Foundation
 import Hummingbird
+import Projections
 
 struct WebhookDTO: ResponseEncodable {
     var id: String

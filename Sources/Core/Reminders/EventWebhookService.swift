@@ -4,18 +4,19 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 
 /// Event webhooks (`/webhooks`): chosen domain events and reminders pushed to an automation
 /// (Home Assistant, a script), through the same outbox, signing and retries as reminders.
 public struct EventWebhookService: Sendable {
     /// Each event fans out to every webhook that asked for it: a user's count is bounded.
     public static let maximum = 10
-    let endpoints: WebhookEndpoints
+    let endpoints: WebhookEndpointStore
     let clock: any WallClock
     let allowPrivate: Bool
 
     public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, sealer: SecretSealer, logger: Logger) {
-        endpoints = WebhookEndpoints(client: client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpointStore(client: client, sealer: sealer, logger: logger)
         self.clock = clock
         allowPrivate = allowPrivateWebhooks
     }

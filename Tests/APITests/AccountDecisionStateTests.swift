@@ -22,7 +22,7 @@ import TestSupport
             let accounts = harness.accounts
             let readModel = AccountsReadModel(client: harness.client, logger: TestDatabase.logger)
             let stream = StreamName(id: AccountEvent.streamId(owner), ownerId: owner, type: AccountEvent.streamType)
-            var random = TaskDecisionStateTests.Generator(state: seed)
+            var random = CommandSequenceRandom(seed: seed)
             var devices: [UUID] = []
             var compared = 0
 

@@ -22,7 +22,7 @@ import TestSupport
             let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
             let habits = harness.services.habits
             let readModel = HabitsReadModel(client: harness.client, logger: TestDatabase.logger)
-            var random = TaskDecisionStateTests.Generator(state: seed)
+            var random = CommandSequenceRandom(seed: seed)
             var ids: [UUID] = []
             var freezes: [UUID: [UUID]] = [:]
             var compared = 0, logged = 0

@@ -19,7 +19,7 @@ import TestSupport
             let token = try #require(try await http.register("goal-\(seed)@example.com").string("access_token"))
             let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
             let savings = harness.services.savings
-            var random = TaskDecisionStateTests.Generator(state: seed)
+            var random = CommandSequenceRandom(seed: seed)
             var goals: [UUID] = []
             var movements: [UUID: [UUID]] = [:]
             var compared = 0

@@ -162,6 +162,7 @@ public struct ProjectionRebuilder: Sendable {
     private func prepareShadow(
         _ projector: any Projector, liveSchema: String, on connection: PostgresConnection
     ) async throws -> (start: (position: LogPosition, applied: Int64), resumed: Bool) {
+        // Over 60 lines: one transaction that makes or resumes the shadow tables, its statements in order.
         try await connection.transaction(logger: logger) { connection in
             try await connection.run("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild", logger: logger)
             try await connection.run("""

@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
     var noMigrate = false
 
     func run() async throws {
+        // Over 60 lines: the server's wiring in start order, each step a line or two.
         var loaded = try Environment.configuration(logLevel: .info, signingKeys: true)
         if noMigrate { loaded.migrateOnStart = false }
         let configuration = loaded

@@ -99,6 +99,7 @@ extension StrictJSON.Scanner {
     }
 
     mutating func number() throws(StrictJSON.Issue) {
+        // Over 60 lines: JSON's number grammar and the field rules, one pass over its bytes.
         let start = at
         if current == UInt8(ascii: "-") { at += 1 }
         // Significant digits: those after the leading zeros, without the trailing zeros.

@@ -17,8 +17,7 @@ import TestSupport
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theReadModelsStateIsTheFoldOfTheStream(seed: UInt64) async throws {
         try await AppHarness.with { harness, http in
-            let token = try #require(try await http.register("account-fold-\(seed)@example.com").string("access_token"))
-            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let owner = try #require(try await harness.registeredUser(http, "account-fold-\(seed)@example.com"))
             let accounts = harness.accounts
             let readModel = AccountsReadModel(client: harness.client, logger: TestDatabase.logger)
             let stream = StreamName(id: AccountEvent.streamId(owner), ownerId: owner, type: AccountEvent.streamType)
@@ -62,9 +61,7 @@ import TestSupport
                 try await check(step)
                 if step == 15 {
                     // Rebuilt from the log halfway: the decisions after it load the same states.
-                    _ = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-                        try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(AccountsProjector())
-                    }
+                    try await harness.rebuild(AccountsProjector())
                     try await check(step)
                 }
             }

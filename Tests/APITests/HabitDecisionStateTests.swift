@@ -18,8 +18,7 @@ import TestSupport
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func theReadModelsStateIsTheFoldOfTheStream(seed: UInt64) async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-03-20T09:00:00Z") ?? Date()) { harness, http in
-            let token = try #require(try await http.register("habit-fold-\(seed)@example.com").string("access_token"))
-            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let owner = try #require(try await harness.registeredUser(http, "habit-fold-\(seed)@example.com"))
             let habits = harness.services.habits
             let readModel = HabitsReadModel(client: harness.client, logger: TestDatabase.logger)
             var random = CommandSequenceRandom(seed: seed)
@@ -80,9 +79,7 @@ import TestSupport
                 try await check(step)
                 if step == 20 {
                     // Rebuilt from the log halfway: the decisions after it load the same states.
-                    _ = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-                        try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(HabitsProjector())
-                    }
+                    try await harness.rebuild(HabitsProjector())
                     try await check(step)
                 }
             }

@@ -20,8 +20,7 @@ import TestSupport
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theReadModelsStateIsTheFoldOfTheStream(seed: UInt64) async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2024-06-02T10:00:00Z") ?? Date()) { harness, http in
-            let token = try #require(try await http.register("health-fold-\(seed)@example.com").string("access_token"))
-            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let owner = try #require(try await harness.registeredUser(http, "health-fold-\(seed)@example.com"))
             let health = harness.services.health
             let readModel = HealthReadModel(client: harness.client, logger: TestDatabase.logger)
             let stream = health.samplesStream(owner)
@@ -53,9 +52,7 @@ import TestSupport
                 try await check(step)
                 if step == 10 {
                     // Rebuilt from the log halfway: the decisions after it load the same states.
-                    _ = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-                        try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(HealthRecordsProjector())
-                    }
+                    try await harness.rebuild(HealthRecordsProjector())
                     try await check(step)
                 }
             }

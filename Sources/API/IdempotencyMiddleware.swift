@@ -49,93 +49,129 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         // The client's key is kept only as a keyed hash: with it, a dump could open the sealed answers.
         guard let keyHashKey = fingerprintKeys.first else { return try await next(request, context) }
-        let key = Self.digest(clientKey, using: keyHashKey)
         var request = request
         let body = try await request.collectBody(upTo: maxBodyBytes)
-        // The kind of credential is part of the request: a device key never replays a user's answer.
-        let caller = context.identity.map { if case .device = $0 { "device" } else { "user" } } ?? "anonymous"
+        let fingerprints = fingerprints(of: request, body: body, identity: context.identity)
+        guard let requestHash = fingerprints.first else { return try await next(request, context) }
+        let call = Call(userId: userId, clientKey: clientKey, key: Self.digest(clientKey, using: keyHashKey), fingerprints: fingerprints,
+                        now: clock.now(), store: IdempotencyKeyStore(client: client, logger: context.logger))
+        var context = context
+        context.idempotencySeed = Self.seed(userId: userId, clientKey: clientKey, requestHash: requestHash, using: keyHashKey)
+        switch try await turn(call) {
+        case .replay(let stored): return stored
+        case .run(let claimed): return try await runAndKeep(request, context: context, call: call, claimed: claimed, serverKey: keyHashKey, next: next)
+        }
+    }
+
+    /// One request under one key: who asks, the key's stored form, the request's fingerprints
+    /// (under each of the server's keys, the current first), and the store of answers.
+    struct Call {
+        var userId: UUID
+        var clientKey: String
+        var key: String
+        var fingerprints: [ByteBuffer]
+        var now: Date
+        var store: IdempotencyKeyStore
+    }
+
+    enum Turn {
+        /// An answer to send again.
+        case replay(Response)
+        /// Run the command; `claimed` when this request holds the key (and keeps the answer).
+        case run(claimed: Bool)
+    }
+
+    /// The request's fingerprints: the kind of credential is part of it (a device key never
+    /// replays a user's answer), then method, path and body.
+    func fingerprints(of request: Request, body: ByteBuffer, identity: Identity?) -> [ByteBuffer] {
+        let caller = identity.map { if case .device = $0 { "device" } else { "user" } } ?? "anonymous"
         var message = Data("\(caller) \(request.method) \(request.uri.path)\n".utf8)
         message.append(Data(buffer: body))
-        let fingerprints = fingerprintKeys.map { ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: message, using: $0)) }
-        guard let requestHash = fingerprints.first else { return try await next(request, context) }
-        let now = clock.now()
-        let logger = context.logger
+        return fingerprintKeys.map { ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: message, using: $0)) }
+    }
 
-        // The seed of the command's ids: the user, the key and the request, keyed, so another
-        // key or another body never meets this request's ids, and a dump reveals no body.
+    /// The seed of the command's ids: the user, the key and the request, keyed, so another key
+    /// or another body never meets this request's ids, and a dump reveals no body.
+    static func seed(userId: UUID, clientKey: String, requestHash: ByteBuffer, using serverKey: SymmetricKey) -> [UInt8] {
         var seedMessage = Data(userId.uuidString.utf8)
         seedMessage.append(0)
         seedMessage.append(Data(clientKey.utf8))
         seedMessage.append(0)
         seedMessage.append(Data(buffer: requestHash))
-        var context = context
-        context.idempotencySeed = fingerprintKeys.first.map { Array(HMAC<SHA256>.authenticationCode(for: seedMessage, using: $0)) }
+        return Array(HMAC<SHA256>.authenticationCode(for: seedMessage, using: serverKey))
+    }
 
-        var claimed = try await claim(userId: userId, key: key, requestHash: requestHash, now: now, logger: logger)
-        if !claimed {
-            // Answered already (replayed), another request (422), or still running: wait for it.
-            let polls = Int(inFlightWait / .milliseconds(50))
-            for poll in 0...polls {
-                switch try await replay(userId: userId, key: key, clientKey: clientKey, fingerprints: fingerprints, logger: logger) {
-                case .answered(let stored):
-                    return stored
-                case .absent:
-                    // The first attempt failed and let its claim go: this one takes it.
-                    claimed = try await claim(userId: userId, key: key, requestHash: requestHash, now: now, logger: logger)
-                case .inFlight(let since):
-                    // Work outside the command path (hashes, tokens, codes) must not run twice:
-                    // those routes wait for the first attempt, and take over only a claim its
-                    // server abandoned a minute ago.
-                    if !rerunsSafely {
-                        if since < now.addingTimeInterval(-60) {
-                            try await client.run("""
-                                UPDATE idempotency_keys SET created_at = \(now)
-                                WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND created_at = \(since)
-                                """, logger: logger)
-                            claimed = true
-                        } else if poll == polls {
-                            throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
-                        }
+    /// Claims the key, or, when someone holds it, waits for their answer (replayed), another
+    /// request's (422), or up to `inFlightWait` for one still running.
+    func turn(_ call: Call) async throws -> Turn {
+        guard let requestHash = call.fingerprints.first else { return .run(claimed: false) }
+        var claimed = try await call.store.claim(userId: call.userId, key: call.key, requestHash: requestHash, at: call.now)
+        guard !claimed else { return .run(claimed: true) }
+        let polls = Int(inFlightWait / .milliseconds(50))
+        for poll in 0...polls {
+            switch try await replay(call) {
+            case .answered(let stored):
+                return .replay(stored)
+            case .absent:
+                // The first attempt failed and let its claim go: this one takes it.
+                claimed = try await call.store.claim(userId: call.userId, key: call.key, requestHash: requestHash, at: call.now)
+            case .inFlight(let since):
+                // Work outside the command path (hashes, tokens, codes) must not run twice:
+                // those routes wait for the first attempt, and take over only a claim its
+                // server abandoned a minute ago.
+                if !rerunsSafely {
+                    if since < call.now.addingTimeInterval(-60) {
+                        try await call.store.takeOver(userId: call.userId, key: call.key, claimedAt: since, at: call.now)
+                        claimed = true
+                    } else if poll == polls {
+                        throw Problem.conflict("A request with this Idempotency-Key is still in progress; retry shortly.")
                     }
                 }
-                if claimed || poll == polls { break }
-                try await Task.sleep(for: .milliseconds(50))
             }
-            // Still running after the wait, or its server died: run the command here. Its ids
-            // derive from the key, so it finds what the first attempt stored and stores nothing twice.
+            if claimed || poll == polls { break }
+            try await Task.sleep(for: .milliseconds(50))
         }
+        // Still running after the wait, or its server died: run the command here. Its ids
+        // derive from the key, so it finds what the first attempt stored and stores nothing twice.
+        return .run(claimed: claimed)
+    }
+
+    /// Runs the request and keeps a successful answer; a failure lets the claim go.
+    func runAndKeep(
+        _ request: Request, context: Context, call: Call, claimed: Bool, serverKey: SymmetricKey,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let response: Response
         let bytes: ByteBuffer
         do {
             response = try await next(request, context)
             guard (200..<300).contains(response.status.code) else {
-                if claimed { try await release(userId: userId, key: key, logger: logger) }
+                if claimed { try await call.store.release(userId: call.userId, key: call.key) }
                 return response
             }
             let collected = CollectedBody()
             try await response.body.write(BodyCollector(target: collected))
             bytes = collected.buffer.withLock { $0 }
         } catch {
-            if claimed { try? await release(userId: userId, key: key, logger: logger) }
+            if claimed { try? await call.store.release(userId: call.userId, key: call.key) }
             throw error
         }
         let kept = Self.withoutSecrets(bytes)
         // Only an answer that had secrets is sealed; the others are kept as they are.
-        let sealed = kept == bytes ? nil : try? Self.seal(bytes, userId: userId, clientKey: clientKey, serverKey: keyHashKey)
+        let sealed = kept == bytes ? nil : try? Self.seal(bytes, userId: call.userId, clientKey: call.clientKey, serverKey: serverKey)
+        let answer = IdempotencyKeyStore.Answer(
+            status: Int16(response.status.code), contentType: response.headers[.contentType], body: kept, sealedBody: sealed,
+            etag: response.headers[.eTag], location: response.headers[.location])
         // The work is done: keeping the answer must not turn it into a failure. A failure to keep
         // it is retried briefly, then logged; a retry then runs the command again, which finds
         // its events by their ids and answers from them.
         for attempt in 1...3 {
             do {
-                try await client.run("""
-                    UPDATE idempotency_keys SET status = \(Int16(response.status.code)), content_type = \(response.headers[.contentType]),
-                      body = \(kept), sealed_body = \(sealed), etag = \(response.headers[.eTag]), location = \(response.headers[.location])
-                    WHERE user_id = \(userId) AND key = \(key) AND status IS NULL AND request_hash = ANY(\(fingerprints))
-                    """, logger: logger)
+                try await call.store.keep(answer, userId: call.userId, key: call.key, fingerprints: call.fingerprints)
                 break
             } catch {
                 if attempt == 3 {
-                    logger.warning("could not keep an idempotent answer", metadata: ["error": "\(String(reflecting: error))"])
+                    context.logger.warning("could not keep an idempotent answer", metadata: ["error": "\(String(reflecting: error))"])
                 } else {
                     try? await Task.sleep(for: .milliseconds(100 * attempt))
                 }
@@ -204,10 +240,6 @@ struct IdempotencyMiddleware: RouterMiddleware {
         return ByteBuffer(bytes: data)
     }
 
-    private func release(userId: UUID, key: String, logger: Logger) async throws {
-        try await client.run("DELETE FROM idempotency_keys WHERE user_id = \(userId) AND key = \(key) AND status IS NULL", logger: logger)
-    }
-
     enum Stored {
         case answered(Response)
         /// Claimed since this instant, not answered yet.
@@ -215,36 +247,19 @@ struct IdempotencyMiddleware: RouterMiddleware {
         case absent
     }
 
-    private func claim(userId: UUID, key: String, requestHash: ByteBuffer, now: Date, logger: Logger) async throws -> Bool {
-        for try await _ in try await client.rows("""
-            INSERT INTO idempotency_keys (user_id, key, request_hash, created_at) VALUES (\(userId), \(key), \(requestHash), \(now))
-            ON CONFLICT (user_id, key) DO NOTHING
-            RETURNING 1
-            """, logger: logger) { return true }
-        return false
-    }
-
     /// The stored answer, or where the first attempt stands. Another request under the same key is 422.
-    private func replay(userId: UUID, key: String, clientKey: String, fingerprints: [ByteBuffer], logger: Logger) async throws -> Stored {
-        let rows = try await client.rows("""
-            SELECT request_hash, status, content_type, body, etag, location, created_at, sealed_body FROM idempotency_keys
-            WHERE user_id = \(userId) AND key = \(key)
-            """, logger: logger)
-        for try await (hash, status, contentType, kept, etag, location, created, sealed) in rows.decode(
-            (ByteBuffer, Int16?, String?, ByteBuffer?, String?, String?, Date, ByteBuffer?).self)
-        {
-            let body = sealed.flatMap { open($0, userId: userId, clientKey: clientKey) } ?? kept
-            guard fingerprints.contains(hash) else {
-                throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
-            }
-            guard let status, let body else { return .inFlight(since: created) }
-            var headers: HTTPFields = [.idempotentReplayed: "true"]
-            if let contentType { headers[.contentType] = contentType }
-            if let etag { headers[.eTag] = etag }
-            if let location { headers[.location] = location }
-            return .answered(Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body)))
+    private func replay(_ call: Call) async throws -> Stored {
+        guard let entry = try await call.store.entry(userId: call.userId, key: call.key) else { return .absent }
+        let body = entry.sealedBody.flatMap { open($0, userId: call.userId, clientKey: call.clientKey) } ?? entry.body
+        guard call.fingerprints.contains(entry.requestHash) else {
+            throw Problem.invalid([.init(field: "Idempotency-Key", message: "was already used with a different request")])
         }
-        return .absent
+        guard let status = entry.status, let body else { return .inFlight(since: entry.claimedAt) }
+        var headers: HTTPFields = [.idempotentReplayed: "true"]
+        if let contentType = entry.contentType { headers[.contentType] = contentType }
+        if let etag = entry.etag { headers[.eTag] = etag }
+        if let location = entry.location { headers[.location] = location }
+        return .answered(Response(status: .init(code: Int(status)), headers: headers, body: .init(byteBuffer: body)))
     }
 }
 

@@ -96,6 +96,7 @@ extension Problem {
 /// (`ProblemDescribing`: every area's), and those of the libraries underneath.
 public enum ProblemMapping {
     public static func problem(for error: any Error) -> Problem? {
+        // Over 60 lines: one case per library error type; the one place errors become HTTP.
         let error = PostgresErrors.unwrap(error)
         switch error {
         case let problem as Problem:

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
+import Projections
 
 /// Secrets lifelog must be able to read again (a webhook's signing secret signs every push, so
 /// it cannot be hashed) are stored sealed: AES-GCM under a key derived from the server's signing
 /// keys (`JWT_KEYS` / `JWT_SECRET`), never in the clear (issue 24). The first key seals, every
 /// key opens, so keys rotate as the signing keys do. A database dump without the server's key
 /// holds no usable secret; keep that key out of the database's backups.
-public struct SecretSealer: Sendable {
+public struct SecretSealer: SecretSealing {
     static let prefix = "sealed:v1:"
     let keys: [SymmetricKey]
 

@@ -47,6 +47,7 @@ public struct ServerConfiguration: Sendable {
         _ environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger = Logger(label: "lifelog"),
         signingKeys: Bool = true
     ) throws -> ServerConfiguration {
+        // Over 60 lines: one line or two per environment variable, read in one place.
         guard let rawURL = environment["DATABASE_URL"], !rawURL.isEmpty else {
             throw Invalid(description: "DATABASE_URL is not set (scripts/serve starts a local PostgreSQL and sets it for you)")
         }

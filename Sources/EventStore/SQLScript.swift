@@ -2,6 +2,7 @@
 /// so `;` separates statements except inside quotes, comments and dollar-quoted bodies.
 enum SQLScript {
     static func statements(_ sql: String) -> [String] {
+        // Over 60 lines: one scanner over quotes, comments and dollar-quoted bodies; its states read best together.
         let chars = Array(sql.unicodeScalars)
         var statements: [String] = []
         var current = String.UnicodeScalarView()

@@ -120,33 +120,17 @@ public struct ProjectionRebuilder: Sendable {
         let (start, resumed) = try await prepareShadow(projector, liveSchema: liveSchema, on: connection)
         var position = start.position
         var applied = start.applied
-        let report = { (phase: RebuildProgress.Phase) in
+        let report = { (phase: RebuildProgress.Phase, applied: Int64) in
             RebuildProgress(projector: projector.name, phase: phase, eventsApplied: applied,
                             eventsEstimated: estimated, elapsed: clock.now - started, eventsResumedFrom: start.applied)
         }
 
-        // Replay while appends go on, batch by batch, each batch with its progress row.
-        while true {
-            let batch: [RecordedEvent] = try await connection.transaction(logger: logger) { connection in
-                try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
-                let events = try await PostgresEventStore.readAll(
-                    after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
-                guard let last = events.last else { return [] }
-                // Into the shadow schema's dead letters: they replace the live ones at the cutover.
-                try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
-                try await Self.saveProgress(projector.name, last.position, applied: applied + Int64(events.count), on: connection, logger: logger)
-                return events
-            }
-            if let last = batch.last {
-                position = last.position
-                applied += Int64(batch.count)
-                try progress(report(.replaying))
-            }
-            if batch.count < batchSize { break }
+        (position, applied) = try await replay(projector, from: position, applied: applied, shadowPath: shadowPath, on: connection) {
+            try progress(report(.replaying, $0))
         }
 
         // Cutover: appends wait while we apply what is left and swap the tables.
-        try progress(report(.cuttingOver))
+        try progress(report(.cuttingOver, applied))
         let cutoverStarted = clock.now
         let (seconds, attoseconds) = cutoverLockTimeout.components
         let lockTimeoutMs = String(max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000))
@@ -154,50 +138,8 @@ public struct ProjectionRebuilder: Sendable {
         for attempt in 1...cutoverAttempts where final == nil {
             do {
                 final = try await connection.transaction(logger: logger) { connection in
-                    let gate = AdvisoryLock.appendGate
-                    try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
-                    if projector.mode == .async {
-                        let key = AdvisoryLock.projector(projector.name)
-                        try await connection.run("SELECT pg_advisory_xact_lock(\(key.0), \(key.1))", logger: logger)
-                    }
-                    try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
-                    var position = position
-                    var applied = applied
-                    while true {
-                        let events = try await PostgresEventStore.readAllUnderExclusiveGate(
-                            after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
-                        guard let last = events.last else { break }
-                        try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
-                        position = last.position
-                        applied += Int64(events.count)
-                    }
-                    let appRoleExists = try await Self.scalar(
-                        Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
-                        on: connection, logger: logger) ?? false
-                    try await connection.run("SELECT set_config('lock_timeout', \(lockTimeoutMs), true)", logger: logger)
-                    for table in projector.tables {
-                        // Identifiers cannot be bound parameters; these are checked plain names from code.
-                        try await connection.run("DROP TABLE \(unescaped: liveSchema).\(unescaped: table)", logger: logger)
-                        try await connection.run("ALTER TABLE \(unescaped: Self.shadowSchema).\(unescaped: table) SET SCHEMA \(unescaped: liveSchema)", logger: logger)
-                        if appRoleExists {
-                            try await connection.run("GRANT SELECT, INSERT, UPDATE, DELETE ON \(unescaped: liveSchema).\(unescaped: table) TO lifelog_app", logger: logger)
-                        }
-                    }
-                    // What this replay set aside replaces what the live projector had set aside.
-                    try await connection.run("""
-                        DELETE FROM \(unescaped: liveSchema).projection_dead_letters WHERE projector = \(projector.name)
-                        """, logger: logger)
-                    try await connection.run("""
-                        INSERT INTO \(unescaped: liveSchema).projection_dead_letters
-                        SELECT * FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)
-                        """, logger: logger)
-                    try await connection.run("DELETE FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)", logger: logger)
-                    if projector.mode == .async {
-                        try await connection.run("SELECT set_config('search_path', \(liveSchema), true)", logger: logger)
-                        try await Checkpoints.write(projector.name, position, on: connection, logger: logger)
-                    }
-                    try await connection.run("DELETE FROM lifelog_rebuild.rebuild_progress WHERE projector = \(projector.name)", logger: logger)
-                    return (position, applied)
+                    try await swapIn(projector, after: position, applied: applied, liveSchema: liveSchema, shadowPath: shadowPath,
+                                     lockTimeoutMs: lockTimeoutMs, on: connection)
                 }
             } catch where PostgresErrors.sqlState(error) == PostgresErrors.lockNotAvailable {
                 // Rolled back: the shadow tables and their progress are as before this attempt.
@@ -210,7 +152,7 @@ public struct ProjectionRebuilder: Sendable {
         guard let final else { throw RebuildError.cutoverBlocked(projector: projector.name, attempts: cutoverAttempts) }
         let cutover = clock.now - cutoverStarted
         applied = final.1
-        try? progress(report(.done))
+        try? progress(report(.done, applied))
         return RebuildReport(projector: projector.name, eventsApplied: applied, resumed: resumed,
                              elapsed: clock.now - started, cutoverDuration: cutover)
     }
@@ -220,6 +162,7 @@ public struct ProjectionRebuilder: Sendable {
     private func prepareShadow(
         _ projector: any Projector, liveSchema: String, on connection: PostgresConnection
     ) async throws -> (start: (position: LogPosition, applied: Int64), resumed: Bool) {
+        // Over 60 lines: one transaction that makes or resumes the shadow tables, its statements in order.
         try await connection.transaction(logger: logger) { connection in
             try await connection.run("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild", logger: logger)
             try await connection.run("""

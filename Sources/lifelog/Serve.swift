@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
     var noMigrate = false
 
     func run() async throws {
+        // Over 60 lines: the server's wiring in start order, each step a line or two.
         var loaded = try Environment.configuration(logLevel: .info, signingKeys: true)
         if noMigrate { loaded.migrateOnStart = false }
         let configuration = loaded
@@ -36,7 +37,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Webhook secrets stored before they were sealed are sealed now, under this server's key.
         try await Environment.withOwnerClient(configuration, logger: logger) { client in
-            let sealed = try await WebhookEndpoints(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
+            let sealed = try await WebhookEndpointStore(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
                 .sealStoredSecrets()
             if sealed > 0 { logger.info("sealed the webhook secrets stored in the clear", metadata: ["endpoints": "\(sealed)"]) }
         }

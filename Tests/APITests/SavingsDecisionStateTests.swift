@@ -16,10 +16,9 @@ import TestSupport
     @Test(arguments: [11, 12, 13, 14] as [UInt64])
     func theDecisionGoalIsTheFoldOfTheStream(seed: UInt64) async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-03-20T09:00:00Z") ?? Date()) { harness, http in
-            let token = try #require(try await http.register("goal-\(seed)@example.com").string("access_token"))
-            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let owner = try #require(try await harness.registeredUser(http, "goal-\(seed)@example.com"))
             let savings = harness.services.savings
-            var random = TaskDecisionStateTests.Generator(state: seed)
+            var random = CommandSequenceRandom(seed: seed)
             var goals: [UUID] = []
             var movements: [UUID: [UUID]] = [:]
             var compared = 0
@@ -78,9 +77,7 @@ import TestSupport
                 }
                 try await check(step)
                 if step == 15 {
-                    _ = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-                        try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(SavingsProjector())
-                    }
+                    try await harness.rebuild(SavingsProjector())
                     try await check(step)
                 }
             }

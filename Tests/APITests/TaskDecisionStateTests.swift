@@ -14,23 +14,13 @@ import TestSupport
 /// loaded for a decision equals the fold of the series' own events (`evolve`) at the same
 /// version, and a rebuild of the read model in the middle changes nothing (issue 25 §4).
 @Suite struct TaskDecisionStateTests {
-    /// A small deterministic generator: the same seed, the same sequences.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ upper: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(upper))
-        }
-    }
-
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func theReadModelsStateIsTheFoldOfTheStream(seed: UInt64) async throws {
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2026-03-10T09:00:00Z") ?? Date()) { harness, http in
-            let token = try #require(try await http.register("fold-\(seed)@example.com").string("access_token"))
-            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let owner = try #require(try await harness.registeredUser(http, "fold-\(seed)@example.com"))
             let tasks = harness.services.tasks
             let readModel = TasksReadModel(client: harness.client, logger: TestDatabase.logger)
-            var random = Generator(state: seed)
+            var random = CommandSequenceRandom(seed: seed)
             var ids: [UUID] = []
             var compared = 0
             let repeats: [TaskRepeat?] = [nil, TaskRepeat(every: .day), TaskRepeat(every: .week, interval: 2), TaskRepeat(every: .month)]
@@ -74,9 +64,7 @@ import TestSupport
                 try await check(step)
                 if step == 20 {
                     // Rebuilt from the log halfway: the decisions after it load the same states.
-                    _ = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-                        try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(TasksProjector())
-                    }
+                    try await harness.rebuild(TasksProjector())
                     try await check(step)
                 }
             }

@@ -62,7 +62,7 @@ import TestSupport
         try await WebhookReceiver.with { _, url in
             try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
                 let (token, id) = try await Self.planned(harness, http, "acker@example.com", url: url)
-                let outbox = ReminderOutbox(client: harness.client, sealer: harness.accounts.secretSealer, logger: TestDatabase.logger)
+                let outbox = ReminderOutboxStore(client: harness.client, sealer: harness.accounts.secretSealer, logger: TestDatabase.logger)
                 let claimed = try #require(try await outbox.claim(limit: 10, now: harness.clock.now(), lease: 120).first)
                 // The app shows it and acknowledges while the push is in flight; then the push fails.
                 #expect(try await http.call(.post, "/api/v1/reminders/\(id)/ack", token: token).string("status") == "delivered")

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
+import Projections
 import Testing
 import TestSupport
 
@@ -138,7 +139,7 @@ import TestSupport
                     FROM rm_users WHERE email = 'dump@example.com'
                     """, logger: TestDatabase.logger)
                 let sealer = harness.accounts.secretSealer
-                #expect(try await WebhookEndpoints(client: harness.client, sealer: sealer, logger: TestDatabase.logger).sealStoredSecrets() == 1)
+                #expect(try await WebhookEndpointStore(client: harness.client, sealer: sealer, logger: TestDatabase.logger).sealStoredSecrets() == 1)
 
                 let dump = try Self.pgDump(harness.database.ownerURL)
                 #expect(dump.contains("dump@example.com"), "the dump is of this database")

@@ -115,6 +115,21 @@ extension TestClientProtocol {
 }
 
 extension AppHarness {
+    /// Registers a user through the API and answers their id (nil when that failed): whom a
+    /// property test's commands act for.
+    public func registeredUser(_ http: any TestClientProtocol, _ email: String) async throws -> UUID? {
+        guard let token = try await http.register(email).string("access_token") else { return nil }
+        return UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? "")
+    }
+
+    /// Rebuilds `projector`'s read model from the log as `lifelog projections rebuild` does (as
+    /// the owner role: the rebuild swaps tables).
+    public func rebuild(_ projector: any Projector) async throws {
+        _ = try await PostgresClient.withRunning(database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
+            try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(projector)
+        }
+    }
+
     /// The one integer a counting query answers (`SELECT count(*) …`).
     public func count(_ query: PostgresQuery) async throws -> Int {
         for try await value in try await client.query(query).decode(Int.self) { return value }

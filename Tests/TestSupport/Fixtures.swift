@@ -17,6 +17,18 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
+/// A small deterministic generator for the decision-state property tests (`TaskDecisionStateTests`
+/// and the others): the same seed, the same command sequences.
+public struct CommandSequenceRandom: Sendable {
+    var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    /// A number in 0..<upper.
+    public mutating func next(_ upper: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(upper))
+    }
+}
+
 public enum Fixtures {
     public static func stream(_ kind: String = "test", owner: UUID = UUID(), id: UUID = UUID()) -> StreamName {
         StreamName(id: "\(kind)-\(id.uuidString.lowercased())", ownerId: owner, type: kind)

@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Hummingbird
 import Logging
@@ -88,7 +89,7 @@ actor DatabaseProbe {
         // Not a child of the asking request: a request that ends must not cancel the answer others wait for.
         let task = Task<Bool, Never> {
             do {
-                try await withTimeout(limit) { try await client.run("SELECT 1", logger: logger) }
+                try await withTimeout(limit) { try await PostgresEventStore.ping(client, logger: logger) }
                 return true
             } catch {
                 return false

@@ -54,6 +54,7 @@ public struct EventStreamArea: Area {
     }
 
     public func register(on api: RouterGroup<AppRequestContext>) {
+        // Over 60 lines: one route whose catch-up, live feed, timeout and heartbeat share the stream's state.
         let feed = self.feed, shutdown = self.shutdown, sessions = accounts.sessions, keys = accounts.requestFingerprintKeys
         let client = self.client, logger = self.logger
         api.get("events/stream") { request, context in

@@ -25,7 +25,7 @@ struct HealthRoutes {
         let pending: [Migration]
         do {
             pending = try await withTimeout(readinessTimeout) {
-                try await client.run("SELECT 1", logger: logger)
+                try await PostgresEventStore.ping(client, logger: logger)
                 return try await migrator.pending(on: client, logger: logger)
             }
         } catch let error as MigrationError {

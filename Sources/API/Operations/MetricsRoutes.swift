@@ -30,9 +30,8 @@ struct MetricsRoutes {
                 registry.makeGauge(name: "lifelog_projector_lag_seconds", labels: [("projector", status.name)]).set(status.lagSeconds)
                 registry.makeGauge(name: "lifelog_projector_dead_letters", labels: [("projector", status.name)]).set(Double(status.deadLetters))
             }
-            for try await last in try await client.rows("SELECT COALESCE(max(global_position), 0) FROM events", logger: logger).decode(Int64.self) {
-                registry.makeGauge(name: "lifelog_log_head_position").set(Double(last))
-            }
+            let last = try await PostgresEventStore.lastGlobalPosition(client, logger: logger)
+            registry.makeGauge(name: "lifelog_log_head_position").set(Double(last))
             registry.makeGauge(name: "lifelog_database_up").set(Double(1))
         } catch {
             registry.makeGauge(name: "lifelog_database_up").set(Double(0))

@@ -33,6 +33,14 @@ public struct SavingsArea: Area {
             SavingsOverviewDTO(try await savings.overview(context.userId, asOf: try Self.date(request, "date")))
         }
         let goals = group.group("goals")
+        registerGoals(goals)
+        registerMovements(goals)
+        registerSharing(goals, invitations: group.group("invitations"))
+    }
+
+    /// `/savings/goals`: a goal, its plan and its occurrences.
+    func registerGoals(_ goals: RouterGroup<UserRequestContext>) {
+        let savings = self.savings
         goals.post { request, context in
             let draft = try await request.json(SavingsGoalDraft.self, context: context)
             let view = try await savings.create(context.command(), draft)
@@ -78,6 +86,11 @@ public struct SavingsArea: Area {
                                                                     asOf: try Self.date(request, "date"))
             return Items(items: occurrences.map { SavingsOccurrenceDTO($0, goal: view.goal) })
         }
+    }
+
+    /// `/savings/goals/{id}/transactions`: deposits and withdrawals.
+    func registerMovements(_ goals: RouterGroup<UserRequestContext>) {
+        let savings = self.savings
         goals.post("{id}/transactions") { request, context in
             let draft = try await request.json(SavingsMovementDraft.self, context: context)
             let view = try await savings.addMovement(context.command(), try context.resourceId(), draft)
@@ -99,6 +112,11 @@ public struct SavingsArea: Area {
             try await savings.deleteMovement(context.command(), try context.resourceId(), movementId: try context.resourceId("tid"))
             return Response(status: .noContent)
         }
+    }
+
+    /// Members and invitations: the owner's side under the goal, the invitee's under `/savings/invitations`.
+    func registerSharing(_ goals: RouterGroup<UserRequestContext>, invitations: RouterGroup<UserRequestContext>) {
+        let savings = self.savings
         // Sharing needs consent: the owner invites by email, the invitee accepts or declines.
         goals.post("{id}/members") { request, context in
             let body = try await request.json(MemberBody.self, context: context)
@@ -119,7 +137,6 @@ public struct SavingsArea: Area {
             try await savings.withdrawInvitation(context.command(), try context.resourceId(), invitationId: try context.resourceId("invitation_id"))
             return Response(status: .noContent)
         }
-        let invitations = group.group("invitations")
         invitations.get { request, context in
             let limit = try Cursor.limit(request)
             let after = try Cursor.decode(SavingsInvitationCursor.self, request.uri.queryParameters.get("cursor").map { String($0) })

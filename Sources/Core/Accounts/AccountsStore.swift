@@ -3,7 +3,6 @@ import Domain
 import EventStore
 import Foundation
 import Logging
-import PostgresNIO
 import Projections
 
 /// What every accounts service shares: the user's stream (through the command path), the
@@ -12,7 +11,8 @@ import Projections
 public struct AccountsStore: Sendable {
     let commands: CommandPath
     let users: AccountsReadModel
-    let client: PostgresClient
+    let sessions: SessionStore
+    let deviceKeys: DeviceKeyStore
     let tokens: AccessTokens
     let hasher: PasswordHasher
     let throttle: ThrottleStore
@@ -22,7 +22,8 @@ public struct AccountsStore: Sendable {
     public init(store: PostgresEventStore, tokens: AccessTokens, hasher: PasswordHasher, clock: any WallClock, logger: Logger) {
         commands = CommandPath(store: store)
         users = AccountsReadModel(client: store.client, logger: logger)
-        client = store.client
+        sessions = SessionStore(client: store.client, logger: logger)
+        deviceKeys = DeviceKeyStore(client: store.client, logger: logger)
         self.tokens = tokens
         self.hasher = hasher
         throttle = ThrottleStore(client: store.client, clock: clock, logger: logger)
@@ -54,37 +55,24 @@ public struct AccountsStore: Sendable {
         let sessionId = UUID()
         let now = clock.now()
         let refresh = SecretToken.make(prefix: "llr_")
-        try await client.transaction(logger: logger) { connection in
-            try await connection.run("INSERT INTO sessions (session_id, user_id, created_at) VALUES (\(sessionId), \(userId), \(now))", logger: logger)
-            try await connection.run("""
-                INSERT INTO refresh_tokens (token_hash, session_id, user_id, issued_at, expires_at)
-                VALUES (\(SecretToken.hash(refresh)), \(sessionId), \(userId), \(now), \(now.addingTimeInterval(SessionService.refreshLifetime)))
-                """, logger: logger)
-        }
+        try await sessions.open(sessionId: sessionId, userId: userId, refreshHash: SecretToken.hash(refresh), at: now,
+                                expiresAt: now.addingTimeInterval(RefreshTokenRule.lifetime))
         return TokenPair(accessToken: try await tokens.issue(userId: userId, sessionId: sessionId), refreshToken: refresh,
                          expiresIn: Int(tokens.lifetime))
     }
 
-    func revokeSessions(userId: UUID, only sessionId: UUID?, reason: String, on connection: PostgresConnection? = nil) async throws {
-        let now = clock.now()
-        // The NOTIFY ends the event streams of the sessions it ended, on every instance (`ChangeFeed`).
-        let query: PostgresQuery = """
-            WITH ended AS (
-                UPDATE sessions SET revoked_at = \(now), revoked_reason = \(reason)
-                WHERE user_id = \(userId) AND revoked_at IS NULL AND (\(sessionId)::uuid IS NULL OR session_id = \(sessionId))
-                RETURNING user_id)
-            SELECT pg_notify('lifelog_sessions', user_id::text) FROM (SELECT DISTINCT user_id FROM ended) AS users
-            """
-        if let connection { try await connection.run(query, logger: logger) } else { try await client.run(query, logger: logger) }
+    func revokeSessions(userId: UUID, only sessionId: UUID?, reason: String) async throws {
+        try await sessions.revoke(userId: userId, only: sessionId, reason: reason, at: clock.now())
     }
 
     /// Stores a new password (as an event plus the hash) and revokes every session.
     func setPassword(_ userId: UUID, _ password: String, reason: String) async throws {
         let hash = try await hasher.hash(password)
         let now = clock.now()
+        let sessions = self.sessions
         try await execute(CommandContext(userId: userId), .recordPasswordChange(reason: reason)) { connection, _ in
-            try await connection.run("UPDATE credentials SET password_hash = \(hash), updated_at = \(now) WHERE user_id = \(userId)", logger: logger)
-            try await revokeSessions(userId: userId, only: nil, reason: "password changed", on: connection)
+            try await sessions.updatePasswordHash(userId: userId, hash: hash, at: now, on: connection)
+            try await sessions.revoke(userId: userId, only: nil, reason: "password changed", at: now, on: connection)
         }
     }
 }

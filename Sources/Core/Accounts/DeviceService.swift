@@ -1,17 +1,12 @@
 import Domain
 import EventStore
 import Foundation
-import Logging
-import PostgresNIO
 import Projections
 
 /// Device keys for ingestion-only clients, and pairing codes that let a device get one.
 public struct DeviceService: Sendable {
     public static let pairingLifetime: TimeInterval = 10 * 60
     let store: AccountsStore
-
-    var client: PostgresClient { store.client }
-    var logger: Logger { store.logger }
 
     /// The new device and its key, shown once. A retried request (same Idempotency-Key) that
     /// finds the device its first attempt stored answers without a key: only a hash was kept.
@@ -20,10 +15,9 @@ public struct DeviceService: Sendable {
         let deviceId = context.newId("device")
         let key = SecretToken.make(prefix: "lld_")
         let now = store.clock.now()
+        let keys = store.deviceKeys
         let outcome = try await store.execute(context, .registerDevice(id: deviceId, name: name, kind: kind, via: via)) { connection, _ in
-            try await connection.run("""
-                INSERT INTO device_keys (device_id, user_id, key_hash, created_at) VALUES (\(deviceId), \(userId), \(SecretToken.hash(key)), \(now))
-                """, logger: logger)
+            try await keys.insert(deviceId: deviceId, userId: userId, keyHash: SecretToken.hash(key), at: now, on: connection)
         }
         guard let device = try await store.users.device(userId, deviceId) else {
             throw ResourceError.notFound
@@ -39,8 +33,9 @@ public struct DeviceService: Sendable {
     public func revoke(_ context: CommandContext, deviceId: UUID) async throws {
         let userId = context.userId
         let now = store.clock.now()
+        let keys = store.deviceKeys
         try await store.execute(context, .revokeDevice(id: deviceId)) { connection, _ in
-            try await connection.run("UPDATE device_keys SET revoked_at = \(now) WHERE device_id = \(deviceId) AND user_id = \(userId)", logger: logger)
+            try await keys.revoke(deviceId: deviceId, userId: userId, at: now, on: connection)
         }
     }
 
@@ -49,16 +44,8 @@ public struct DeviceService: Sendable {
     public func createPairingCode(_ context: CommandContext) async throws -> (code: String, expiresAt: Date) {
         let code = SecretToken.pairingCode(seed: context.idempotencySeed)
         let now = store.clock.now()
-        var expires = now.addingTimeInterval(Self.pairingLifetime)
-        for try await stored in try await client.rows("""
-            WITH made AS (
-              INSERT INTO pairing_codes (code_hash, user_id, created_at, expires_at)
-              VALUES (\(SecretToken.hash(code)), \(context.userId), \(now), \(expires))
-              ON CONFLICT (code_hash) DO NOTHING RETURNING expires_at)
-            SELECT expires_at FROM made
-            UNION ALL SELECT expires_at FROM pairing_codes WHERE code_hash = \(SecretToken.hash(code)) AND user_id = \(context.userId)
-            LIMIT 1
-            """, logger: logger).decode(Date.self) { expires = stored }
+        let expires = try await store.deviceKeys.storePairingCode(
+            SecretToken.hash(code), userId: context.userId, at: now, expiresAt: now.addingTimeInterval(Self.pairingLifetime))
         return (code, expires)
     }
 
@@ -68,13 +55,9 @@ public struct DeviceService: Sendable {
         let attempt = try await store.throttle.claim([(key, SessionService.accountFailureLimit)]).attempt()
         let now = store.clock.now()
         let normalized = code.uppercased().filter { !$0.isWhitespace && $0 != "-" }
-        var userId: UUID?
-        for try await id in try await client.rows("""
-            UPDATE pairing_codes SET used_at = \(now)
-            WHERE code_hash = \(SecretToken.hash(normalized)) AND used_at IS NULL AND expires_at > \(now)
-            RETURNING user_id
-            """, logger: logger).decode(UUID.self) { userId = id }
-        guard let userId else { throw AuthError.invalidPairingCode }
+        guard let userId = try await store.deviceKeys.spendPairingCode(SecretToken.hash(normalized), at: now) else {
+            throw AuthError.invalidPairingCode
+        }
         try await store.throttle.forgive(attempt)
         return try await create(CommandContext(userId: userId), name: deviceName, kind: kind, via: "pairing code")
     }

@@ -2,12 +2,11 @@ import Domain
 import EventStore
 import Foundation
 import Logging
-import PostgresNIO
 import Projections
 
 /// Registration, login, refresh tokens, sessions and passwords, and authenticating requests.
 public struct SessionService: Sendable {
-    public static let refreshLifetime: TimeInterval = 30 * 24 * 3600
+    public static let refreshLifetime = RefreshTokenRule.lifetime
     /// Failures for one account from one address before that pair gets 429.
     public static let accountFailureLimit = 5
     public static let addressFailureLimit = 20
@@ -38,7 +37,6 @@ public struct SessionService: Sendable {
         return min(.seconds(failures - slowdownAfter + 1), maxSlowdown)
     }
 
-    var client: PostgresClient { store.client }
     var logger: Logger { store.logger }
 
     public struct Registration: Sendable {
@@ -70,11 +68,10 @@ public struct SessionService: Sendable {
         if let address { _ = try await store.throttle.claim([("register:\(ClientAddress.throttleKey(address))", registrationsPerAddress)]).attempt() }
         let hash = try await store.hasher.hash(registration.password)
         let now = store.clock.now()
+        let sessions = store.sessions
         do {
             try await store.execute(CommandContext(userId: userId), command) { connection, _ in
-                try await connection.run("""
-                    INSERT INTO credentials (user_id, password_hash, updated_at) VALUES (\(userId), \(hash), \(now))
-                    """, logger: logger)
+                try await sessions.insertCredentials(userId: userId, hash: hash, at: now, on: connection)
             }
         } catch let error where PostgresErrors.sqlState(error) == PostgresErrors.uniqueViolation {
             throw AuthError.emailTaken
@@ -93,17 +90,11 @@ public struct SessionService: Sendable {
         // Failures from every address slow the account down; only this address's own lock it out.
         // A slowed account's attempts also take turns, so parallel guesses cannot share one wait.
         let wait = Self.slowdown(failures: try await store.throttle.failures(accountKey))
-        let store = self.store, client = self.client, logger = self.logger, decoyHash = self.decoyHash, attempts = self.attempts
+        let store = self.store, decoyHash = self.decoyHash, attempts = self.attempts
         @Sendable func check() async throws -> UUID {
             try await attempts.run(addressKey) {
                 let attempt = try await store.throttle.claim([(pairKey, Self.accountFailureLimit), (addressKey, Self.addressFailureLimit)]).attempt()
-                var found: (UUID, String)?
-                if Email.isPlausible(email), !password.contains("\0") {
-                    let rows = try await client.rows("""
-                        SELECT u.user_id, c.password_hash FROM rm_users u JOIN credentials c USING (user_id) WHERE u.email = \(email)
-                        """, logger: logger)
-                    for try await row in rows.decode((UUID, String).self) { found = row }
-                }
+                let found = Email.isPlausible(email) && !password.contains("\0") ? try await store.sessions.credentials(email: email) : nil
                 let matches = try await store.hasher.verify(password, hash: found?.1 ?? decoyHash)
                 guard let (userId, _) = found, matches else {
                     try await store.throttle.record(accountKey)
@@ -135,41 +126,17 @@ public struct SessionService: Sendable {
     public func refreshSession(_ refreshToken: String) async throws -> (userId: UUID, pair: TokenPair) {
         let now = store.clock.now()
         let next = SecretToken.make(prefix: "llr_")
-        enum Outcome: Sendable { case rotated(UUID, UUID), reused, invalid }
-        let logger = self.logger
-        let outcome: Outcome = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.rows("""
-                SELECT t.session_id, t.user_id, t.spent_at IS NOT NULL, t.expires_at <= \(now), s.revoked_at IS NOT NULL
-                FROM refresh_tokens t JOIN sessions s USING (session_id)
-                WHERE t.token_hash = \(SecretToken.hash(refreshToken)) FOR UPDATE OF t
-                """, logger: logger)
-            var row: (UUID, UUID, Bool, Bool, Bool)?
-            for try await value in rows.decode((UUID, UUID, Bool, Bool, Bool).self) { row = value }
-            guard let (sessionId, userId, spent, expired, revoked) = row else { return .invalid }
-            if spent {
-                try await connection.run("""
-                    UPDATE sessions SET revoked_at = COALESCE(revoked_at, \(now)), revoked_reason = COALESCE(revoked_reason, 'refresh token reused')
-                    WHERE session_id = \(sessionId)
-                    """, logger: logger)
-                try await connection.run("SELECT pg_notify('lifelog_sessions', \(userId.uuidString.lowercased()))", logger: logger)
-                return .reused
-            }
-            if expired || revoked { return .invalid }
-            try await connection.run("UPDATE refresh_tokens SET spent_at = \(now) WHERE token_hash = \(SecretToken.hash(refreshToken))", logger: logger)
-            try await connection.run("""
-                INSERT INTO refresh_tokens (token_hash, session_id, user_id, issued_at, expires_at)
-                VALUES (\(SecretToken.hash(next)), \(sessionId), \(userId), \(now), \(now.addingTimeInterval(Self.refreshLifetime)))
-                """, logger: logger)
-            return .rotated(userId, sessionId)
+        let decision = try await store.sessions.present(SecretToken.hash(refreshToken), nextHash: SecretToken.hash(next), at: now) {
+            RefreshTokenRule.decide($0, now: now)
         }
-        switch outcome {
-        case .rotated(let userId, let sessionId):
+        switch decision {
+        case .rotate(let sessionId, let userId, _):
             return (userId, TokenPair(accessToken: try await store.tokens.issue(userId: userId, sessionId: sessionId), refreshToken: next,
                                       expiresIn: Int(store.tokens.lifetime)))
-        case .reused:
+        case .revokeFamily:
             logger.warning("refresh token reused; session revoked")
             throw AuthError.invalidRefreshToken
-        case .invalid:
+        case .refuse:
             throw AuthError.invalidRefreshToken
         }
     }
@@ -183,12 +150,7 @@ public struct SessionService: Sendable {
     /// Answers the user, or nil.
     @discardableResult
     public func logout(refreshToken: String, everywhere: Bool) async throws -> UUID? {
-        let rows = try await client.rows("""
-            SELECT session_id, user_id FROM refresh_tokens WHERE token_hash = \(SecretToken.hash(refreshToken))
-            """, logger: logger)
-        var found: (UUID, UUID)?
-        for try await row in rows.decode((UUID, UUID).self) { found = row }
-        guard let (sessionId, userId) = found else { return nil }
+        guard let (sessionId, userId) = try await store.sessions.owner(ofRefreshToken: SecretToken.hash(refreshToken)) else { return nil }
         try await store.revokeSessions(userId: userId, only: everywhere ? nil : sessionId, reason: everywhere ? "logout everywhere" : "logout")
         return userId
     }
@@ -203,11 +165,7 @@ public struct SessionService: Sendable {
         try ValidationFailure.check(Passwords.validationErrors(new, field: "new_password"))
         // A stolen access token must not become a way to guess the password.
         let attempt = try await store.throttle.claim([("password-change:\(userId.uuidString)", Self.accountFailureLimit)]).attempt()
-        var stored: String?
-        for try await hash in try await client.rows("SELECT password_hash FROM credentials WHERE user_id = \(userId)", logger: logger).decode(String.self) {
-            stored = hash
-        }
-        guard let stored, try await store.hasher.verify(current, hash: stored) else {
+        guard let stored = try await store.sessions.passwordHash(userId: userId), try await store.hasher.verify(current, hash: stored) else {
             throw ValidationFailure("current_password", "is not the current password")
         }
         try await store.throttle.forgive(attempt)
@@ -218,31 +176,22 @@ public struct SessionService: Sendable {
     /// A bearer access token whose session is still open.
     public func authenticate(accessToken: String) async throws -> Identity {
         let (userId, sessionId) = try await store.tokens.verify(accessToken)
-        let rows = try await client.rows("""
-            SELECT revoked_at IS NULL FROM sessions WHERE session_id = \(sessionId) AND user_id = \(userId)
-            """, logger: logger)
-        for try await open in rows.decode(Bool.self) where open { return .user(userId: userId, sessionId: sessionId) }
-        throw AuthError.unauthenticated("the session has ended; log in again")
+        guard try await store.sessions.isOpen(sessionId: sessionId, userId: userId) else {
+            throw AuthError.unauthenticated("the session has ended; log in again")
+        }
+        return .user(userId: userId, sessionId: sessionId)
     }
 
     /// The user of a session that is still open; nil for one that ended or never was.
     public func openSession(_ sessionId: UUID) async throws -> UUID? {
-        let rows = try await client.rows("""
-            SELECT user_id FROM sessions WHERE session_id = \(sessionId) AND revoked_at IS NULL
-            """, logger: logger)
-        for try await userId in rows.decode(UUID.self) { return userId }
-        return nil
+        try await store.sessions.user(ofOpenSession: sessionId)
     }
 
     /// A device key (ingestion only); records when it was last used.
     public func authenticate(deviceKey: String) async throws -> Identity {
-        let now = store.clock.now()
-        let rows = try await client.rows("""
-            UPDATE device_keys SET last_used_at = \(now)
-            WHERE key_hash = \(SecretToken.hash(deviceKey)) AND revoked_at IS NULL
-            RETURNING user_id, device_id
-            """, logger: logger)
-        for try await (userId, deviceId) in rows.decode((UUID, UUID).self) { return .device(userId: userId, deviceId: deviceId) }
-        throw AuthError.unauthenticated("the device key is not valid")
+        guard let (userId, deviceId) = try await store.deviceKeys.use(keyHash: SecretToken.hash(deviceKey), at: store.clock.now()) else {
+            throw AuthError.unauthenticated("the device key is not valid")
+        }
+        return .device(userId: userId, deviceId: deviceId)
     }
 }

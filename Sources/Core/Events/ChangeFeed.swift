@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 import ServiceLifecycle
 import Synchronization
 
@@ -17,27 +18,10 @@ import Synchronization
 /// sessions of its subscribers, and it also looks every `sessionCheck` in case a notification
 /// was lost.
 public final class ChangeFeed: Service, Sendable {
-    public static let sessionsChannel = "lifelog_sessions"
+    public static let sessionsChannel = SessionStore.channel
 
     /// One event of the log, as much of it as a client needs to know what to read again.
-    public struct Change: Sendable, Equatable {
-        public var position: LogPosition
-        public var ownerId: UUID
-        public var streamId: String
-        public var type: String
-
-        /// The area a client reads again: habits, tasks, finance, savings, health or accounts.
-        public var area: String {
-            switch type.split(separator: ".").first.map(String.init) ?? "" {
-            case "habit": "habits"
-            case "task": "tasks"
-            case "finance": "finance"
-            case "savings": "savings"
-            case "health": "health"
-            default: "accounts"
-            }
-        }
-    }
+    public typealias Change = LogHeader
 
     struct Subscriber {
         var userId: UUID
@@ -182,40 +166,14 @@ public final class ChangeFeed: Service, Sendable {
 
     /// Events after `position` below the snapshot frontier (gap-safe), of one owner or all.
     public static func read(_ client: PostgresClient, after position: LogPosition, owner: UUID?, limit: Int, logger: Logger) async throws -> [Change] {
-        let tx = String(position.transactionId)
-        // Two statements, so each has its plan: the whole log along (transaction_id,
-        // global_position), one owner's along (owner_id, global_position).
-        let rows = if let owner {
-            try await client.rows("""
-                SELECT transaction_id::text, global_position, owner_id, stream_id, event_type FROM events
-                WHERE owner_id = \(owner) AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                  AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
-                ORDER BY transaction_id, global_position LIMIT \(limit)
-                """, logger: logger)
-        } else {
-            try await client.rows("""
-                SELECT transaction_id::text, global_position, owner_id, stream_id, event_type FROM events
-                WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                  AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
-                ORDER BY transaction_id, global_position LIMIT \(limit)
-                """, logger: logger)
-        }
-        var changes: [Change] = []
-        for try await (tx, global, owner, stream, type) in rows.decode((String, Int64, UUID, String, String).self) {
-            changes.append(Change(position: try LogPosition(transactionText: tx, globalPosition: global), ownerId: owner, streamId: stream, type: type))
-        }
-        return changes
+        try await PostgresEventStore.headers(client, after: position, owner: owner, limit: limit, logger: logger)
     }
 
     /// Finishes the subscriptions whose session has ended.
     func endClosedSessions() async throws {
         let sessions = state.withLock { Array(Set($0.subscribers.values.map(\.sessionId))) }
         guard !sessions.isEmpty else { return }
-        let rows = try await client.rows("""
-            SELECT session_id FROM sessions WHERE session_id = ANY(\(sessions)) AND revoked_at IS NOT NULL
-            """, logger: logger)
-        var ended: Set<UUID> = []
-        for try await id in rows.decode(UUID.self) { ended.insert(id) }
+        let ended = try await SessionStore(client: client, logger: logger).ended(among: sessions)
         guard !ended.isEmpty else { return }
         let finished = state.withLock { state in
             let gone = state.subscribers.filter { ended.contains($0.value.sessionId) }
@@ -223,5 +181,19 @@ public final class ChangeFeed: Service, Sendable {
             return Array(gone.values)
         }
         for subscriber in finished { subscriber.continuation.finish() }
+    }
+}
+
+extension LogHeader {
+    /// The area a client reads again: habits, tasks, finance, savings, health or accounts.
+    public var area: String {
+        switch type.split(separator: ".").first.map(String.init) ?? "" {
+        case "habit": "habits"
+        case "task": "tasks"
+        case "finance": "finance"
+        case "savings": "savings"
+        case "health": "health"
+        default: "accounts"
+        }
     }
 }

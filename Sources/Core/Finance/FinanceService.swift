@@ -6,19 +6,15 @@ import Projections
 
 /// Finance: categories with budgets, transactions, and the summary and analytics over them.
 /// Commands load (the stream, folded), decide (`CategoryDecider`, `TransactionDecider`), append.
-public struct FinanceService: Sendable {
+public struct FinanceService: AreaService {
     public typealias TransactionFilter = FinanceReadModel.TransactionFilter
 
-    let commands: CommandPath
+    let basis: ServiceBasis
     let finance: FinanceReadModel
-    let users: AccountsReadModel
-    let clock: any WallClock
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        commands = CommandPath(store: store)
+        basis = ServiceBasis(store: store, clock: clock, logger: logger)
         finance = FinanceReadModel(client: store.client, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
-        self.clock = clock
     }
 
     func settings(_ owner: UUID) async throws -> (calendar: UserCalendar, currency: Currency) {

@@ -25,24 +25,15 @@ public struct HabitView: Sendable {
 }
 
 /// Habits: load, decide (`HabitDecider`), append; and the reads behind `/api/v1/habits`.
-public struct HabitService: Sendable {
-    let commands: CommandPath
+public struct HabitService: AreaService {
+    let basis: ServiceBasis
     let habits: HabitsReadModel
-    let users: AccountsReadModel
-    let clock: any WallClock
     let cache: HabitFactsCache
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, cache: HabitFactsCache = HabitFactsCache()) {
         self.cache = cache
-        commands = CommandPath(store: store)
+        basis = ServiceBasis(store: store, clock: clock, logger: logger)
         habits = HabitsReadModel(client: store.client, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
-        self.clock = clock
-    }
-
-    func calendar(_ owner: UUID) async throws -> UserCalendar {
-        guard let calendar = try await users.calendar(owner) else { throw ResourceError.notFound }
-        return calendar
     }
 
     static func stream(_ habitId: UUID, owner: UUID) -> StreamName {

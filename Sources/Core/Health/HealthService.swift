@@ -6,25 +6,16 @@ import Projections
 
 /// Health: ingestion (check, decide with `HealthIngestDecider`, append), the user's settings,
 /// and the reads behind `/api/v1/health`.
-public struct HealthService: Sendable {
-    let commands: CommandPath
+public struct HealthService: AreaService {
+    let basis: ServiceBasis
     let health: HealthReadModel
-    let users: AccountsReadModel
-    let clock: any WallClock
     /// How long a read waits for the async models to reach a position (`EdgeLimits.readWait`).
     let readWait: Duration
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, readWait: Duration = .seconds(3)) {
         self.readWait = readWait
-        commands = CommandPath(store: store)
+        basis = ServiceBasis(store: store, clock: clock, logger: logger)
         health = HealthReadModel(client: store.client, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
-        self.clock = clock
-    }
-
-    func calendar(_ owner: UUID) async throws -> UserCalendar {
-        guard let calendar = try await users.calendar(owner) else { throw ResourceError.notFound }
-        return calendar
     }
 
     func samplesStream(_ owner: UUID) -> StreamName {

@@ -11,13 +11,13 @@ import Projections
 public struct EventWebhookService: Sendable {
     /// Each event fans out to every webhook that asked for it: a user's count is bounded.
     public static let maximum = 10
-    let endpoints: WebhookEndpoints
+    let endpoints: WebhookEndpointStore
     let deliveryLog: WebhookDeliveryLog
     let clock: any WallClock
     let allowPrivate: Bool
 
     public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, sealer: SecretSealer, logger: Logger) {
-        endpoints = WebhookEndpoints(client: client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpointStore(client: client, sealer: sealer, logger: logger)
         deliveryLog = WebhookDeliveryLog(client: client, logger: logger)
         self.clock = clock
         allowPrivate = allowPrivateWebhooks

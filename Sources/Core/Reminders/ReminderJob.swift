@@ -4,6 +4,7 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 import ServiceLifecycle
 
 /// The reminder job: plans the window since the last run into the outbox, then pushes what is
@@ -28,8 +29,8 @@ public struct ReminderJob: Sendable {
 
     let client: PostgresClient
     let planning: ReminderPlanning
-    let outbox: ReminderOutbox
-    let endpoints: WebhookEndpoints
+    let outbox: ReminderOutboxStore
+    let endpoints: WebhookEndpointStore
     let sender: WebhookSender
     let clock: any WallClock
     let logger: Logger
@@ -41,8 +42,8 @@ public struct ReminderJob: Sendable {
                 clock: any WallClock, logger: Logger) {
         client = store.client
         self.planning = planning
-        outbox = ReminderOutbox(client: store.client, sealer: sealer, logger: logger)
-        endpoints = WebhookEndpoints(client: store.client, sealer: sealer, logger: logger)
+        outbox = ReminderOutboxStore(client: store.client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpointStore(client: store.client, sealer: sealer, logger: logger)
         sender = WebhookSender(http: http, allowPrivate: allowPrivateWebhooks)
         self.clock = clock
         self.logger = logger
@@ -63,10 +64,7 @@ public struct ReminderJob: Sendable {
     public func plan() async throws -> RunReport {
         try await client.transaction(logger: logger) { connection in
             var report = RunReport()
-            var locked = false
-            for try await got in try await connection.rows("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)
-                .decode(Bool.self) { locked = got }
-            guard locked else { return report }
+            guard try await outbox.takePlanningLock(on: connection) else { return report }
             report.planned = true
             let now = clock.now()
             guard let from = try await outbox.plannedUntil(on: connection) else {
@@ -111,7 +109,7 @@ public struct ReminderJob: Sendable {
             }
             try await outbox.setPlannedUntil(now, on: connection)
             // Pushes due at once (an overdue payment) go out now, not at the next minute.
-            if report.queued > 0 { try await connection.run("SELECT pg_notify(\(ReminderOutbox.channel), '')", logger: logger) }
+            if report.queued > 0 { try await outbox.notifyDue(on: connection) }
             return report
         }
     }
@@ -136,7 +134,7 @@ public struct ReminderJob: Sendable {
         return (delivered, failed)
     }
 
-    func push(_ claimed: ReminderOutbox.Claimed) async throws -> Bool {
+    func push(_ claimed: ReminderOutboxStore.Claimed) async throws -> Bool {
         let now = clock.now()
         let body = WebhookPayload.json(claimed.item)
         let outcome = await sender.send(id: claimed.item.key, body: body, to: claimed.endpoint.url,

@@ -3,18 +3,19 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 
 /// The reminders a user can pull and acknowledge, and where their pushes go (`/reminders`,
 /// the webhook part of `/me`).
 public struct ReminderService: Sendable {
-    let outbox: ReminderOutbox
-    let endpoints: WebhookEndpoints
+    let outbox: ReminderOutboxStore
+    let endpoints: WebhookEndpointStore
     let clock: any WallClock
     public let allowPrivateWebhooks: Bool
 
     public init(client: PostgresClient, clock: any WallClock, allowPrivateWebhooks: Bool, sealer: SecretSealer, logger: Logger) {
-        outbox = ReminderOutbox(client: client, sealer: sealer, logger: logger)
-        endpoints = WebhookEndpoints(client: client, sealer: sealer, logger: logger)
+        outbox = ReminderOutboxStore(client: client, sealer: sealer, logger: logger)
+        endpoints = WebhookEndpointStore(client: client, sealer: sealer, logger: logger)
         self.clock = clock
         self.allowPrivateWebhooks = allowPrivateWebhooks
     }

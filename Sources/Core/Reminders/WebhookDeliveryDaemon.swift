@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 import ServiceLifecycle
 
 /// Pushes webhooks as soon as they are due (issue 26): an event webhook within a second or two
@@ -28,7 +29,7 @@ public struct WebhookDeliveryDaemon: Service {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 if let listener {
-                    group.addTask { await PostgresListener.run(listener, channel: ReminderOutbox.channel, logger: logger) { doorbell.ring() } }
+                    group.addTask { await PostgresListener.run(listener, channel: ReminderOutboxStore.channel, logger: logger) { doorbell.ring() } }
                 }
                 group.addTask { await deliverWhenDue(doorbell) }
                 await group.next()

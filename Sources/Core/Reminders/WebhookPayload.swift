@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Projections
 
 /// The body of a push, `{type, timestamp, data}` as Standard Webhooks shapes it. Built from the
 /// row's stable fields only, so every retry sends the same bytes.

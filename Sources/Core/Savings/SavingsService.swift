@@ -8,23 +8,14 @@ import Projections
 /// A goal's stream belongs to its owner; a member's or an invitee's change is appended there
 /// too, with them as the event's actor. Who may do what is the member rule in `Domain`
 /// (`SavingsGoal.authorize`), asked on every call, reads included, against the goal as it is now.
-public struct SavingsService: Sendable {
-    let commands: CommandPath
+public struct SavingsService: AreaService {
+    let basis: ServiceBasis
     let savings: SavingsReadModel
-    let users: AccountsReadModel
-    let clock: any WallClock
     let cache = SavingsGoalCache()
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        commands = CommandPath(store: store)
+        basis = ServiceBasis(store: store, clock: clock, logger: logger)
         savings = SavingsReadModel(client: store.client, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
-        self.clock = clock
-    }
-
-    func calendar(_ userId: UUID) async throws -> UserCalendar {
-        guard let calendar = try await users.calendar(userId) else { throw ResourceError.notFound }
-        return calendar
     }
 
     /// The caller's logical today, or the as-of date they asked for.

@@ -5,24 +5,15 @@ import Logging
 import Projections
 
 /// Tasks: load, decide (`TaskDecider`), append; and the reads behind `/api/v1/tasks`.
-public struct TaskService: Sendable {
+public struct TaskService: AreaService {
     public typealias Filter = TasksReadModel.Filter
 
-    let commands: CommandPath
+    let basis: ServiceBasis
     let tasks: TasksReadModel
-    let users: AccountsReadModel
-    let clock: any WallClock
 
     public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        commands = CommandPath(store: store)
+        basis = ServiceBasis(store: store, clock: clock, logger: logger)
         tasks = TasksReadModel(client: store.client, logger: logger)
-        users = AccountsReadModel(client: store.client, logger: logger)
-        self.clock = clock
-    }
-
-    func calendar(_ owner: UUID) async throws -> UserCalendar {
-        guard let calendar = try await users.calendar(owner) else { throw ResourceError.notFound }
-        return calendar
     }
 
     /// Every task change appends to its series' stream at the version its state was read at, so

@@ -82,108 +82,123 @@ public enum BriefingComposer {
     static let minimumBaselineDays = RecoveryFormula.minimumBaselineDays
 
     public static func compose(_ inputs: BriefingInputs, language: Language) -> Briefing {
-        let date = inputs.date
-        var sections: [Briefing.Section] = []
-        func section(_ key: Briefing.SectionKey, summary: String, status: String, colorToken: String, deltas: [Briefing.Delta],
-                     methodology: String) -> Briefing.Section {
-            Briefing.Section(key: key, title: LabelCatalogue.text("briefing.section.\(key.rawValue)", language), summary: summary,
-                             status: status, colorToken: colorToken, deltas: deltas, methodologyClass: methodology,
-                             methodologyLabel: LabelCatalogue.text("methodology.\(methodology)", language))
-        }
-        let measured = "device_measured"
-
-        // Recovery: whenever any component has a figure for the date.
         let recovery = inputs.recovery
-        if recovery.components.contains(where: { $0.value != nil }) {
-            sections.append(section(.recovery, summary: recoverySummary(recovery, language), status: recovery.status.rawValue,
-                                    colorToken: recovery.status.colorToken, deltas: [], methodology: LabelCatalogue.methodologyClass))
-        }
-
+        let hasRecovery = recovery.components.contains(where: { $0.value != nil })
         // Sleep: the night ending on the date.
-        let night = inputs.nights[date]
-        var sleepDelta: Briefing.Delta?
-        if let night {
-            let history = { (value: (SleepNight) -> Int) in inputs.nights.mapValues { Double(value($0)) } }
-            sleepDelta = delta("asleep_minutes", Double(night.asleepMinutes), unit: "min", on: date, history: history(\.asleepMinutes), preferUp: true)
-            let deltas = [sleepDelta].compactMap { $0 } + [
-                delta("deep_minutes", Double(night.deepMinutes), unit: "min", on: date, history: history(\.deepMinutes), preferUp: nil),
-                delta("rem_minutes", Double(night.remMinutes), unit: "min", on: date, history: history(\.remMinutes), preferUp: nil),
-            ]
-            let status: Judgement = night.asleepMinutes >= 420 ? .good : night.asleepMinutes >= 360 ? .fair : .poor
-            sections.append(section(.sleep, summary: LabelFormat.fill("briefing.sleep.summary", language, [
-                "duration": LabelFormat.duration(minutes: Double(night.asleepMinutes), language)]),
-                status: status.rawValue, colorToken: status.colorToken, deltas: deltas, methodology: measured))
-        }
+        let night = inputs.nights[inputs.date]
+        let sleep = night.map { sleepDeltas($0, inputs) }
+        let activity = activityDeltas(inputs)
+        let sections: [Briefing.Section?] = [
+            // Recovery: whenever any component has a figure for the date.
+            hasRecovery ? section(.recovery, summary: recoverySummary(recovery, language), status: recovery.status.rawValue,
+                                  colorToken: recovery.status.colorToken, deltas: [], methodology: LabelCatalogue.methodologyClass, language) : nil,
+            night.flatMap { night in sleep.map { sleepSection(night, deltas: $0, language) } },
+            activitySection(activity, language),
+            cardioSection(inputs, language),
+            bodySection(inputs, language),
+        ]
+        let blocks = Briefing.Blocks(
+            sleep: night.map { sleepBlock($0, delta: sleep?.first, language) },
+            yesterday: yesterdayBlock(activity, language),
+            recovery: hasRecovery ? recoveryBlock(recovery, language) : nil,
+            recommendation: recommendation(recovery, feeling: inputs.feeling, language))
+        return Briefing(date: inputs.date, sections: sections.compactMap { $0 }, blocks: blocks)
+    }
 
-        // Activity: yesterday's whole day, the morning's view of it.
-        let yesterday = date.adding(days: -1)
-        let activity: [Briefing.Delta] = [HealthMetric.steps, .activeEnergy, .distance].compactMap { metric in
+    static let measured = "device_measured"
+
+    static func section(_ key: Briefing.SectionKey, summary: String, status: String, colorToken: String, deltas: [Briefing.Delta],
+                        methodology: String = measured, _ language: Language) -> Briefing.Section {
+        Briefing.Section(key: key, title: LabelCatalogue.text("briefing.section.\(key.rawValue)", language), summary: summary,
+                         status: status, colorToken: colorToken, deltas: deltas, methodologyClass: methodology,
+                         methodologyLabel: LabelCatalogue.text("methodology.\(methodology)", language))
+    }
+
+    /// Asleep, deep and REM minutes of the night, against the nights before; asleep first.
+    static func sleepDeltas(_ night: SleepNight, _ inputs: BriefingInputs) -> [Briefing.Delta] {
+        let history = { (value: (SleepNight) -> Int) in inputs.nights.mapValues { Double(value($0)) } }
+        let date = inputs.date
+        return [
+            delta("asleep_minutes", Double(night.asleepMinutes), unit: "min", on: date, history: history(\.asleepMinutes), preferUp: true),
+            delta("deep_minutes", Double(night.deepMinutes), unit: "min", on: date, history: history(\.deepMinutes), preferUp: nil),
+            delta("rem_minutes", Double(night.remMinutes), unit: "min", on: date, history: history(\.remMinutes), preferUp: nil),
+        ]
+    }
+
+    static func sleepSection(_ night: SleepNight, deltas: [Briefing.Delta], _ language: Language) -> Briefing.Section {
+        let status: Judgement = night.asleepMinutes >= 420 ? .good : night.asleepMinutes >= 360 ? .fair : .poor
+        return section(.sleep, summary: LabelFormat.fill("briefing.sleep.summary", language, [
+            "duration": LabelFormat.duration(minutes: Double(night.asleepMinutes), language)]),
+            status: status.rawValue, colorToken: status.colorToken, deltas: deltas, language)
+    }
+
+    /// Activity: yesterday's whole day, the morning's view of it.
+    static func activityDeltas(_ inputs: BriefingInputs) -> [Briefing.Delta] {
+        let yesterday = inputs.date.adding(days: -1)
+        return [HealthMetric.steps, .activeEnergy, .distance].compactMap { metric in
             guard let value = inputs.days[metric]?[yesterday] else { return nil }
             return delta(metric.rawValue, value, unit: metric.unit, on: yesterday, history: inputs.days[metric] ?? [:], preferUp: true)
         }
-        if let lead = activity.first {
-            let status: Judgement = lead.baseline.map { baseline in
-                baseline <= 0 ? .good : lead.value >= 0.9 * baseline ? .good : lead.value >= 0.6 * baseline ? .fair : .poor
-            } ?? .neutral
-            let summary = lead.metric == HealthMetric.steps.rawValue
-                ? LabelFormat.fill("briefing.activity.summary", language, ["steps": LabelFormat.integer(lead.value, language)])
-                : LabelFormat.fill("briefing.activity.summary_other", language, [
-                    "metric": LabelCatalogue.text("metric.\(lead.metric)", language), "value": LabelFormat.integer(lead.value, language),
-                    "unit": lead.unit])
-            sections.append(section(.activity, summary: summary, status: status.rawValue, colorToken: status.colorToken,
-                                    deltas: activity, methodology: measured))
-        }
+    }
 
-        // Cardio: the date's resting heart rate and HRV (judged by the score's own z), SpO2, breathing.
+    static func activitySection(_ activity: [Briefing.Delta], _ language: Language) -> Briefing.Section? {
+        guard let lead = activity.first else { return nil }
+        let status: Judgement = lead.baseline.map { baseline in
+            baseline <= 0 ? .good : lead.value >= 0.9 * baseline ? .good : lead.value >= 0.6 * baseline ? .fair : .poor
+        } ?? .neutral
+        let summary = lead.metric == HealthMetric.steps.rawValue
+            ? LabelFormat.fill("briefing.activity.summary", language, ["steps": LabelFormat.integer(lead.value, language)])
+            : LabelFormat.fill("briefing.activity.summary_other", language, [
+                "metric": LabelCatalogue.text("metric.\(lead.metric)", language), "value": LabelFormat.integer(lead.value, language),
+                "unit": lead.unit])
+        return section(.activity, summary: summary, status: status.rawValue, colorToken: status.colorToken, deltas: activity, language)
+    }
+
+    /// Cardio: the date's resting heart rate and HRV (judged by the score's own z), SpO2, breathing.
+    static func cardioSection(_ inputs: BriefingInputs, _ language: Language) -> Briefing.Section? {
+        let date = inputs.date
         let cardioMetrics: [(HealthMetric, Bool?)] = [(.restingHeartRate, false), (.hrvSdnn, true), (.spo2, nil), (.respiratoryRate, nil)]
         let cardio: [Briefing.Delta] = cardioMetrics.compactMap { metric, preferUp in
             guard let value = inputs.days[metric]?[date] else { return nil }
             return delta(metric.rawValue, value, unit: metric.unit, on: date, history: inputs.days[metric] ?? [:], preferUp: preferUp)
         }
-        if !cardio.isEmpty {
-            let zs = recovery.components.compactMap { component -> Double? in
-                guard component.available, let z = component.z else { return nil }
-                switch component.key {
-                case .hrv: return z
-                case .restingHeartRate: return -z
-                case .sleep: return nil
-                }
+        guard !cardio.isEmpty else { return nil }
+        let zs = inputs.recovery.components.compactMap { component -> Double? in
+            guard component.available, let z = component.z else { return nil }
+            switch component.key {
+            case .hrv: return z
+            case .restingHeartRate: return -z
+            case .sleep: return nil
             }
-            let status: Judgement = zs.min().map { $0 >= -1 ? .good : $0 >= -2 ? .fair : .poor } ?? .neutral
-            var parts: [String] = []
-            if let rhr = inputs.days[.restingHeartRate]?[date] {
-                parts.append(LabelFormat.fill("briefing.cardio.resting", language, ["value": LabelFormat.integer(rhr, language)]))
-            }
-            if let hrv = inputs.days[.hrvSdnn]?[date] {
-                parts.append(LabelFormat.fill("briefing.cardio.hrv", language, ["value": LabelFormat.integer(hrv, language)]))
-            }
-            if parts.isEmpty, let first = cardio.first {
-                parts.append(LabelCatalogue.text("metric.\(first.metric)", language) + " " + LabelFormat.tenths(first.value, language) + " " + first.unit)
-            }
-            sections.append(section(.cardio, summary: parts.joined(separator: " · "), status: status.rawValue, colorToken: status.colorToken,
-                                    deltas: cardio, methodology: measured))
         }
+        let status: Judgement = zs.min().map { $0 >= -1 ? .good : $0 >= -2 ? .fair : .poor } ?? .neutral
+        var parts: [String] = []
+        if let rhr = inputs.days[.restingHeartRate]?[date] {
+            parts.append(LabelFormat.fill("briefing.cardio.resting", language, ["value": LabelFormat.integer(rhr, language)]))
+        }
+        if let hrv = inputs.days[.hrvSdnn]?[date] {
+            parts.append(LabelFormat.fill("briefing.cardio.hrv", language, ["value": LabelFormat.integer(hrv, language)]))
+        }
+        if parts.isEmpty, let first = cardio.first {
+            parts.append(LabelCatalogue.text("metric.\(first.metric)", language) + " " + LabelFormat.tenths(first.value, language) + " " + first.unit)
+        }
+        return section(.cardio, summary: parts.joined(separator: " · "), status: status.rawValue, colorToken: status.colorToken,
+                       deltas: cardio, language)
+    }
 
-        // Body: the latest weight and body fat within 30 days; figures, not judgements.
+    /// Body: the latest weight and body fat within 30 days; figures, not judgements.
+    static func bodySection(_ inputs: BriefingInputs, _ language: Language) -> Briefing.Section? {
         let body: [Briefing.Delta] = [HealthMetric.bodyMass, .bodyFat].compactMap { metric in
             let values = inputs.days[metric] ?? [:]
-            guard let day = (0..<30).map({ date.adding(days: -$0) }).first(where: { values[$0] != nil }), let value = values[day] else { return nil }
+            guard let day = (0..<30).map({ inputs.date.adding(days: -$0) }).first(where: { values[$0] != nil }), let value = values[day] else { return nil }
             return delta(metric.rawValue, value, unit: metric.unit, on: day, history: values, preferUp: nil)
         }
-        if !body.isEmpty {
-            let parts = body.map { delta in
-                LabelFormat.fill("briefing.body.\(delta.metric)", language, ["value": LabelFormat.tenths(delta.value, language)])
-            }
-            sections.append(section(.body, summary: parts.joined(separator: " · "), status: Judgement.neutral.rawValue,
-                                    colorToken: Judgement.neutral.colorToken, deltas: body, methodology: measured))
+        guard !body.isEmpty else { return nil }
+        let parts = body.map { delta in
+            LabelFormat.fill("briefing.body.\(delta.metric)", language, ["value": LabelFormat.tenths(delta.value, language)])
         }
-
-        let blocks = Briefing.Blocks(
-            sleep: night.map { sleepBlock($0, delta: sleepDelta, language) },
-            yesterday: yesterdayBlock(activity, language),
-            recovery: recovery.components.contains(where: { $0.value != nil }) ? recoveryBlock(recovery, language) : nil,
-            recommendation: recommendation(recovery, feeling: inputs.feeling, language))
-        return Briefing(date: date, sections: sections, blocks: blocks)
+        return section(.body, summary: parts.joined(separator: " · "), status: Judgement.neutral.rawValue,
+                       colorToken: Judgement.neutral.colorToken, deltas: body, language)
     }
 
     /// A section's verdict; sections other than recovery judge one figure, or none.

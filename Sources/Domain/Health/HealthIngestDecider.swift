@@ -66,6 +66,7 @@ public enum HealthIngestDecider: Decider {
     public static var initial: State { State() }
 
     public static func tally(_ state: State, _ command: Command) -> Tally {
+        // Over 60 lines: one pass over the batch's records and deletions, sharing what it has counted.
         let original = state
         var state = state
         var tally = Tally()

@@ -14,6 +14,7 @@ public struct FinanceProjector: Projector {
     public init() {}
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        // Over 60 lines: one case per event type, each its own statements: the table reads best whole.
         for event in events {
             let owner = event.ownerId
             switch event.type {

@@ -24,6 +24,7 @@ public struct HabitsProjector: Projector {
     }
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        // Over 60 lines: one case per event type, each its own statements: the table reads best whole.
         for event in events {
             let habitId: UUID
             switch event.type {

@@ -27,6 +27,7 @@ public struct HealthDailyProjector: Projector {
     }
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        // Over 60 lines: gathers the days a batch touched, then recomputes them set-wise; one pass, read whole.
         var quantities = Set<Day>()
         var nights = Set<Day>()
         var everything = Set<UUID>()

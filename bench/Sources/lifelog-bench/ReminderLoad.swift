@@ -94,7 +94,7 @@ struct ReminderLoad: AsyncParsableCommand {
 
     func seed(_ services: Services, store: PostgresEventStore, clock: Clock, hook: String, logger: Logger) async throws {
         let habits = services.habits, tasks = services.tasks, savings = services.savings
-        let endpoints = WebhookEndpoints(client: store.client, sealer: Self.sealer, logger: logger)
+        let endpoints = WebhookEndpointStore(client: store.client, sealer: Self.sealer, logger: logger)
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<users {

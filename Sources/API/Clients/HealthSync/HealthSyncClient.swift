@@ -29,8 +29,16 @@ public struct HealthSyncClient: ClientAdapter {
     static let keysPage = "/api/v1/devices"
 
     public func register(on router: RouterGroup<AppRequestContext>) {
-        let health = self.health, sessions = self.sessions, profiles = self.profiles
+        registerUploads(router)
+        let api = router.group("api")
+        registerBriefings(api)
+        registerHistories(api)
+        registerMetrics(api)
+    }
 
+    /// The connection test and the uploads: metrics and workouts.
+    func registerUploads(_ router: RouterGroup<AppRequestContext>) {
+        let health = self.health, sessions = self.sessions
         // The connection test: 2xx, JSON, {"status":"ok"}, for a valid key only.
         router.get("health") { _, context in
             _ = try await ClientCredential.identity(context, appKey: nil, sessions: sessions)
@@ -55,8 +63,11 @@ public struct HealthSyncClient: ClientAdapter {
             answer["failed"] = failed
             return try ClientJSON(answer)
         }
+    }
 
-        let api = router.group("api")
+    /// `/api/settings`, the briefings, the day's insights, the sections.
+    func registerBriefings(_ api: RouterGroup<AppRequestContext>) {
+        let health = self.health, sessions = self.sessions, profiles = self.profiles
         api.get("settings") { request, context in
             try await Self.read(request, context, sessions) { owner in
                 return try ClientJSON(HealthSyncReads.settings(try await profiles.user(owner).profile))
@@ -86,6 +97,27 @@ public struct HealthSyncClient: ClientAdapter {
                 return try ClientJSON(HealthSyncReads.todayInsights(briefing, score: score, snapshot: snapshot, language: language))
             }
         }
+        api.get("sections") { request, context in
+            try await Self.read(request, context, sessions) { owner in
+                let language = try await RequestLanguage.resolve(request) { try await health.language(owner) }
+                return try ClientJSON(HealthSyncReads.sections(language))
+            }
+        }
+        api.get("section/{key}") { request, context in
+            try await Self.read(request, context, sessions) { owner in
+                guard let key = context.parameters.get("key").flatMap(Briefing.SectionKey.init(rawValue:)) else {
+                    throw Problem.notFound("No such section; the sections are \(Briefing.SectionKey.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                let (language, today) = try await Self.languageAndToday(request, owner, health)
+                let (briefing, _, _) = try await health.briefing(owner, date: today, language: language)
+                return try ClientJSON(HealthSyncReads.section(key, briefing: briefing, language: language))
+            }
+        }
+    }
+
+    /// `/api/readiness-history` and `/api/energy-history`.
+    func registerHistories(_ api: RouterGroup<AppRequestContext>) {
+        let health = self.health, sessions = self.sessions
         api.get("readiness-history") { request, context in
             try await Self.read(request, context, sessions) { owner in
                 let days = try Self.days(request, default: 30)
@@ -106,6 +138,11 @@ public struct HealthSyncClient: ClientAdapter {
                 return try ClientJSON(["granularity": granularity, "points": [Any]()] as [String: Any])
             }
         }
+    }
+
+    /// `/api/metrics`: which metrics there are, their data and their range.
+    func registerMetrics(_ api: RouterGroup<AppRequestContext>) {
+        let health = self.health, sessions = self.sessions
         api.get("metrics") { request, context in
             try await Self.read(request, context, sessions) { owner in
                 let language = try await RequestLanguage.resolve(request) { try await health.language(owner) }
@@ -139,22 +176,6 @@ public struct HealthSyncClient: ClientAdapter {
                 case .sleep: nights.map { ($0.first, $0.last) }
                 }
                 return try ClientJSON(["min": span?.first.description ?? "", "max": span?.last.description ?? ""])
-            }
-        }
-        api.get("sections") { request, context in
-            try await Self.read(request, context, sessions) { owner in
-                let language = try await RequestLanguage.resolve(request) { try await health.language(owner) }
-                return try ClientJSON(HealthSyncReads.sections(language))
-            }
-        }
-        api.get("section/{key}") { request, context in
-            try await Self.read(request, context, sessions) { owner in
-                guard let key = context.parameters.get("key").flatMap(Briefing.SectionKey.init(rawValue:)) else {
-                    throw Problem.notFound("No such section; the sections are \(Briefing.SectionKey.allCases.map(\.rawValue).joined(separator: ", ")).")
-                }
-                let (language, today) = try await Self.languageAndToday(request, owner, health)
-                let (briefing, _, _) = try await health.briefing(owner, date: today, language: language)
-                return try ClientJSON(HealthSyncReads.section(key, briefing: briefing, language: language))
             }
         }
     }

@@ -43,12 +43,12 @@ public struct WebhookEndpoint: Sendable, Equatable {
 
 /// The SQL over `webhook_endpoints`. Signing secrets are stored sealed (`SecretSealer`): sealed
 /// here on the way in, opened here on the way out; no caller sees a sealed value.
-public struct WebhookEndpoints: Sendable {
+public struct WebhookEndpointStore: Sendable {
     let client: PostgresClient
-    let sealer: SecretSealer
+    let sealer: any SecretSealing
     let logger: Logger
 
-    public init(client: PostgresClient, sealer: SecretSealer, logger: Logger) {
+    public init(client: PostgresClient, sealer: any SecretSealing, logger: Logger) {
         self.client = client
         self.sealer = sealer
         self.logger = logger
@@ -130,7 +130,7 @@ public struct WebhookEndpoints: Sendable {
         for try await id in try await client.rows("""
             DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND purpose = 'reminders' RETURNING id
             """, logger: logger).decode(UUID.self) {
-            try await ReminderOutbox.release(id, reason: "webhook removed", on: client, logger: logger)
+            try await ReminderOutboxStore.release(id, reason: "webhook removed", on: client, logger: logger)
         }
     }
 
@@ -195,7 +195,7 @@ public struct WebhookEndpoints: Sendable {
             DELETE FROM webhook_endpoints WHERE user_id = \(userId) AND id = \(id) AND purpose = 'events' RETURNING id
             """, logger: logger).decode(UUID.self) { deleted = true }
         // What it has not yet received is dropped (failed, with the reason).
-        if deleted { try await ReminderOutbox.release(id, reason: "webhook removed", on: client, logger: logger) }
+        if deleted { try await ReminderOutboxStore.release(id, reason: "webhook removed", on: client, logger: logger) }
         return deleted
     }
 }

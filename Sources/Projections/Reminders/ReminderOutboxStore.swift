@@ -4,66 +4,42 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A row of the outbox as the API shows it.
-public struct OutboxItem: Sendable {
-    public var id: UUID
-    public var key: String
-    public var channel: String
-    public var kind: String
-    public var subject: String
-    public var dueAt: Date
-    public var dueLocal: String
-    public var status: ReminderStatus
-    public var title: String
-    public var body: String
-    /// The structured data, as stored JSON.
-    public var data: String
-    public var attempts: Int
-    public var lastStatus: Int?
-    public var lastError: String?
-
-    public init(id: UUID, key: String, channel: String, kind: String, subject: String, dueAt: Date, dueLocal: String, status: ReminderStatus,
-                title: String, body: String, data: String, attempts: Int, lastStatus: Int?, lastError: String?) {
-        self.id = id
-        self.key = key
-        self.channel = channel
-        self.kind = kind
-        self.subject = subject
-        self.dueAt = dueAt
-        self.dueLocal = dueLocal
-        self.status = status
-        self.title = title
-        self.body = body
-        self.data = data
-        self.attempts = attempts
-        self.lastStatus = lastStatus
-        self.lastError = lastError
-    }
-}
-
 /// The SQL over `reminder_outbox` and `reminder_planner`.
-public struct ReminderOutbox: Sendable {
+public struct ReminderOutboxStore: Sendable {
     let client: PostgresClient
     let logger: Logger
 
     /// Opens the endpoints' stored secrets for the pushes it hands out.
-    let sealer: SecretSealer
+    let sealer: any SecretSealing
 
-    public init(client: PostgresClient, sealer: SecretSealer, logger: Logger) {
+    public init(client: PostgresClient, sealer: any SecretSealing, logger: Logger) {
         self.client = client
         self.sealer = sealer
         self.logger = logger
     }
 
+    /// Takes the planning lock for the rest of `connection`'s transaction, when no other
+    /// instance holds it: one planner at a time.
+    public func takePlanningLock(on connection: PostgresConnection) async throws -> Bool {
+        for try await got in try await connection.rows("SELECT pg_try_advisory_xact_lock(hashtext('lifelog.reminders.plan'))", logger: logger)
+            .decode(Bool.self) { return got }
+        return false
+    }
+
+    /// Wakes every instance's delivery daemon when the transaction commits (due rows were queued).
+    public func notifyDue(on connection: PostgresConnection) async throws {
+        try await connection.run("SELECT pg_notify(\(Self.channel), '')", logger: logger)
+    }
+
     /// Where the planner stopped, read under the planning lock.
-    func plannedUntil(on connection: PostgresConnection) async throws -> Date? {
+    public func plannedUntil(on connection: PostgresConnection) async throws -> Date? {
         for try await until in try await connection.rows("SELECT planned_until FROM reminder_planner", logger: logger).decode(Date.self) {
             return until
         }
         return nil
     }
 
-    func setPlannedUntil(_ until: Date, on connection: PostgresConnection) async throws {
+    public func setPlannedUntil(_ until: Date, on connection: PostgresConnection) async throws {
         try await connection.run("""
             INSERT INTO reminder_planner (singleton, planned_until) VALUES (true, \(until))
             ON CONFLICT (singleton) DO UPDATE SET planned_until = EXCLUDED.planned_until
@@ -72,7 +48,7 @@ public struct ReminderOutbox: Sendable {
 
     /// Adds reminders; a key already there is left alone (a rerun, or another job, made it).
     /// Returns how many rows are new.
-    func insert(_ reminders: [PlannedReminder], status: ReminderStatus, endpoints: [UUID: UUID], now: Date, on connection: PostgresConnection) async throws -> Int {
+    public func insert(_ reminders: [PlannedReminder], status: ReminderStatus, endpoints: [UUID: UUID], now: Date, on connection: PostgresConnection) async throws -> Int {
         guard !reminders.isEmpty else { return 0 }
         let data = try reminders.map { try EventCoding.encode($0.data) }
         let endpoint = reminders.map { status == .pending ? endpoints[$0.userId]?.uuidString ?? "" : "" }
@@ -94,7 +70,7 @@ public struct ReminderOutbox: Sendable {
 
     /// Queues scheduled events (`savings.payment_overdue`) for the webhooks that want them, one
     /// row per webhook under `event/<webhook>/<name>/<subject>`.
-    func insert(_ events: [PlannedEvent], subscribers: [UUID: [UUID]], now: Date, on connection: PostgresConnection) async throws {
+    public func insert(_ events: [PlannedEvent], subscribers: [UUID: [UUID]], now: Date, on connection: PostgresConnection) async throws {
         var users: [UUID] = [], keys: [String] = [], names: [String] = [], subjects: [String] = [], dues: [Date] = []
         var locals: [String] = [], data: [String] = [], endpoints: [UUID] = []
         for event in events {
@@ -123,7 +99,7 @@ public struct ReminderOutbox: Sendable {
 
     /// Copies newly queued reminders to the user's event webhooks that asked for them
     /// (`reminder.*` or `reminder.<kind>`), each under its own key.
-    func copyToEventWebhooks(_ keys: [String], on connection: PostgresConnection) async throws {
+    public func copyToEventWebhooks(_ keys: [String], on connection: PostgresConnection) async throws {
         guard !keys.isEmpty else { return }
         try await connection.run("""
             INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
@@ -139,11 +115,11 @@ public struct ReminderOutbox: Sendable {
     }
 
     /// A push to make: the row, where it goes, and with what secrets.
-    struct Claimed: Sendable {
-        var item: OutboxItem
-        var endpoint: WebhookEndpoint
+    public struct Claimed: Sendable {
+        public var item: OutboxItem
+        public var endpoint: WebhookEndpoint
         /// This worker's claim: an outcome is recorded only while the row is still its own.
-        var claim: UUID
+        public var claim: UUID
     }
 
     /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
@@ -154,7 +130,7 @@ public struct ReminderOutbox: Sendable {
     public static let channel = "lifelog_outbox"
 
     /// When the next pending push is due (a queued row now, a retry later); nil when none waits.
-    func nextAttempt() async throws -> Date? {
+    public func nextAttempt() async throws -> Date? {
         for try await next in try await client.rows("""
             SELECT min(o.next_attempt_at) FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
             WHERE o.status = 'pending'
@@ -162,7 +138,7 @@ public struct ReminderOutbox: Sendable {
         return nil
     }
 
-    func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
+    public func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
         var claimed: [Claimed] = []
         let token = UUID()
         // Only rows whose endpoint is still there and enabled: a row left behind by a removed
@@ -194,7 +170,7 @@ public struct ReminderOutbox: Sendable {
 
     /// Records a 2xx, unless the row stopped being this claim's (an app acknowledged it, or the
     /// lease ran out and another worker took it): then nothing changes.
-    func delivered(_ claimed: Claimed, status: Int, now: Date) async throws {
+    public func delivered(_ claimed: Claimed, status: Int, now: Date) async throws {
         guard try await owned(claimed, client.rows("""
             UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = \(status), last_error = NULL
             WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
@@ -214,7 +190,7 @@ public struct ReminderOutbox: Sendable {
     /// A failed attempt: retried at `retryAt`, or failed for good when nil. The endpoint is
     /// disabled at once on a 410, or when it has failed every attempt for five days.
     /// A reminder whose endpoint answered 410 stays pending, to pull.
-    func attemptFailed(_ claimed: Claimed, status: Int?, error: String, retryAt: Date?, gone: Bool, now: Date) async throws {
+    public func attemptFailed(_ claimed: Claimed, status: Int?, error: String, retryAt: Date?, gone: Bool, now: Date) async throws {
         let endpoint = claimed.endpoint.id
         let final = retryAt == nil ? "failed" : "pending"
         guard try await owned(claimed, client.rows("""
@@ -239,7 +215,7 @@ public struct ReminderOutbox: Sendable {
 
     /// What waited for an endpoint that is disabled or removed: reminders stay pending, to pull;
     /// event pushes are failed.
-    static func release(_ endpoint: UUID, reason: String, on client: PostgresClient, logger: Logger) async throws {
+    public static func release(_ endpoint: UUID, reason: String, on client: PostgresClient, logger: Logger) async throws {
         try await client.rows("""
             UPDATE reminder_outbox SET endpoint_id = NULL, lease_until = NULL
             WHERE endpoint_id = \(endpoint) AND status = 'pending' AND channel = 'reminder'

@@ -205,7 +205,7 @@ import TestSupport
                 try await http.call(.post, "/api/v1/webhooks", token: token,
                                     json: #"{"url":"https://hooks.example.com/a","events":["task.completed"]}"#).string("id") ?? ""
             },
-            attempts: [(.delete, "/api/v1/webhooks/{id}", nil), (.post, "/api/v1/webhooks/{id}/test", nil)],
+            attempts: [(.delete, "/api/v1/webhooks/{id}", nil), (.post, "/api/v1/webhooks/{id}/test", nil), (.get, "/api/v1/webhooks/{id}/deliveries", nil)],
             intact: { http, token, id in
                 let items = try await http.call(.get, "/api/v1/webhooks", token: token).object["items"] as? [[String: Any]]
                 return items?.map { $0["id"] as? String } == [id]

@@ -179,6 +179,8 @@ async function signedIn() {
   await A.loadLabels(A.user.language);
   frame();
   await show({ focusMain: false });
+  // The service worker (offline read) installs once the first page is on screen, not before it.
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
   if (!stream) follow();
 }
 
@@ -205,7 +207,6 @@ window.addEventListener('hashchange', () => { if (A.user && !offline) show({ foc
 window.addEventListener('pageshow', (e) => { if (e.persisted && !A.token()) location.reload(); });
 
 async function start() {
-  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
   try {
     await A.refresh();
     await signedIn();

@@ -49,7 +49,8 @@ import TestSupport
             ]))
             #expect(ingested.status == .ok, "\(ingested.text)")
             let position = try #require(ingested.string("position"))
-            let sheet = try await http.call(.get, "/api/v1/health/daily.csv?from=2026-03-01&to=2026-03-10&metrics=steps&min_position=\(position)", token: token)
+            // "+" is how form encoding (and schemathesis) sends a space around a name.
+            let sheet = try await http.call(.get, "/api/v1/health/daily.csv?from=2026-03-01&to=2026-03-10&metrics=++steps+&min_position=\(position)", token: token)
             #expect(sheet.status == .ok && sheet.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(sheet.text == "date,metric,value,unit,min,max,source,samples\r\n2026-03-08,steps,1200,count,,,Watch,1\r\n2026-03-09,steps,800,count,,,Watch,1\r\n",
                     "\(sheet.text)")

@@ -69,7 +69,9 @@ extension HealthArea {
     /// `?metrics=steps,heart_rate`, spaces around a name allowed; every metric when absent or empty.
     /// Exactly the document's pattern: an empty name between two commas is no metric.
     static func metrics(_ request: Request) throws -> [HealthMetric] {
-        guard let raw = request.query("metrics"), !raw.isEmpty else { return HealthMetric.allCases }
+        guard let given = request.query("metrics"), !given.isEmpty else { return HealthMetric.allCases }
+        // A form-encoded space ("+", as browsers and most HTTP libraries send it) is a space: no metric has a "+".
+        let raw = given.replacingOccurrences(of: "+", with: " ")
         return try raw.split(separator: ",", omittingEmptySubsequences: false).map { name in
             let trimmed = name.drop { $0 == " " }
             guard let metric = HealthMetric(rawValue: String(trimmed.dropLast(trimmed.reversed().prefix { $0 == " " }.count))) else {

@@ -1,6 +1,8 @@
 // The server's API as the page uses it. The access token lives in this module's memory only;
 // the refresh token is an HttpOnly cookie the page never sees. Every word comes from /labels.
 
+import { firstRefresh } from './boot.js';
+
 let accessToken = null;
 let expiresAt = 0;
 let labels = {};
@@ -50,16 +52,16 @@ function take(session) {
 }
 
 async function post(path, body) {
+  return read(fetch(path, {
+    method: 'POST', credentials: 'same-origin',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }));
+}
+
+async function read(request) {
   let answer;
-  try {
-    answer = await fetch(path, {
-      method: 'POST', credentials: 'same-origin',
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new OfflineError(String(error));
-  }
+  try { answer = await request; } catch (error) { throw new OfflineError(String(error)); }
   const text = await answer.text();
   const json = text ? JSON.parse(text) : null;
   if (!answer.ok) throw new ApiError(answer.status, json);
@@ -69,8 +71,13 @@ async function post(path, body) {
 export async function signIn(email, password) { take(await post('/api/v1/auth/browser/login', { email, password })); return user; }
 export async function register(fields) { take(await post('/api/v1/auth/browser/register', fields)); return user; }
 
+let bootRefresh = firstRefresh;
 /** Trades the cookie for an access token. Tabs take turns (a Web Lock): two at once with one cookie would look like theft. */
 export async function refresh() {
+  // The first one was started by boot.js before this module ran.
+  const started = bootRefresh;
+  bootRefresh = null;
+  if (started) { take(await read(started)); return user; }
   const run = async () => { take(await post('/api/v1/auth/browser/refresh')); return user; };
   if (navigator.locks) return navigator.locks.request('lifelog-refresh', run);
   return run();

@@ -8,7 +8,7 @@ struct Lifelog: AsyncParsableCommand {
         commandName: "lifelog",
         abstract: "A self-hosted backend for a personal life tracker.",
         subcommands: [Serve.self, Migrate.self, ProjectionsCommand.self, UsersCommand.self, ImportCommand.self, RemindersCommand.self,
-                      BackupCommand.self, RestoreCommand.self])
+                      BackupCommand.self, RestoreCommand.self, ExportCommand.self])
 
     /// Every failure is one line on stderr and a non-zero exit, not a usage dump or a trace.
     static func main() async {

@@ -60,6 +60,7 @@ public enum AreaCatalog {
         RemindersArea.self,
         TodayArea.self,
         EventStreamArea.self,
+        ExportArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

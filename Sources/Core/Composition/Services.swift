@@ -17,6 +17,7 @@ public struct Services: Sendable {
     public let webhooks: EventWebhookService
     public let today: TodayService
     public let planning: ReminderPlanning
+    public let exports: ExportService
 
     /// `readWait`: how long a health read asked for `?min_position=` waits before 202.
     /// `allowPrivateWebhooks`: `LIFELOG_WEBHOOK_ALLOW_PRIVATE`, for the webhook services.
@@ -33,5 +34,6 @@ public struct Services: Sendable {
         today = TodayService(habits: habits, tasks: tasks, savings: savings, finance: finance, health: health, reminders: reminders,
                              users: users, clock: clock)
         planning = ReminderPlanning(users: users, habits: habits, tasks: tasks, savings: savings, clock: clock)
+        exports = ExportService(store: ExportStore(client: store.client, logger: logger), clock: clock)
     }
 }

@@ -13,6 +13,9 @@ public struct Currency: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Digits after the decimal point: JPY 0, EUR and USD 2, KWD and BHD 3 (ISO 4217's table).
     public var minorDigits: Int { Self.minorDigitsByCode[code] ?? 2 }
 
+    /// The codes whose digits are not 2, with theirs (for SQL that formats stored amounts).
+    public static var minorDigitsTable: [String: Int] { minorDigitsByCode }
+
     /// 10^minorDigits: minor units in one major unit.
     public var minorPerMajor: Int64 {
         var value: Int64 = 1

@@ -128,9 +128,19 @@ import Testing
         history.thenNothing(.changeProfile(same), at: now)
         history.thenThrows(.revokeDevice(id: UUID()), at: now, ResourceError.notFound)
         let device = UUID()
-        history.then(.registerDevice(id: device, name: " Watch ", kind: "watch", via: "session"), at: now,
+        history.then(.registerDevice(id: device, NewDevice(name: "Watch", kind: .watch), via: "session"), at: now,
                      [.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
         history.and([.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
             .then(.revokeDevice(id: device), at: now, [.deviceRevoked(.init(userId: userId, deviceId: device))])
+    }
+}
+
+/// When a device's name and kind are read, then a typed device, or both wrong fields at once.
+@Suite struct NewDeviceDraftTests {
+    @Test func aDeviceReadsAsTypesOrNamesEveryWrongField() {
+        Reading(NewDevice.self, DeviceDraft(name: " Watch ", kind: "watch")).then(NewDevice(name: "Watch", kind: .watch))
+        Reading(NewDevice.self, DeviceDraft(name: "W\u{0}", kind: "toaster"))
+            .thenErrors([FieldError("name", "must not contain control characters"),
+                         FieldError("kind", "must be one of watch, ring, phone, scale, app, automation, other")])
     }
 }

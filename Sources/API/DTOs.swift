@@ -8,6 +8,21 @@ struct Page<Item: Encodable & Sendable>: ResponseEncodable {
     var nextCursor: String?
 }
 
+/// An optional field of an answer sent as `null` when empty rather than left out, where the
+/// document says a client reads one shape ("no target" apart from "not sent"). Synthesized
+/// `Encodable` leaves a nil optional out; this wrapper is the one place that writes the null.
+@propertyWrapper
+struct NullWhenEmpty<Value: Encodable & Sendable>: Encodable, Sendable {
+    var wrappedValue: Value?
+
+    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+}
+
 /// A whole list, not paged: `{"items": [...]}`.
 struct Items<Item: Encodable & Sendable>: ResponseEncodable {
     var items: [Item]

@@ -48,7 +48,7 @@ import TestSupport
                         change.weekStart = 1 + random.next(7)
                         _ = try await accounts.profiles.update(context, change: change)
                     case 2, 3:
-                        let (device, _) = try await accounts.devices.create(context, name: "Device \(step)", kind: "watch")
+                        let (device, _) = try await accounts.devices.create(context, NewDevice(name: "Device \(step)", kind: .watch))
                         devices.append(device.id)
                     default:
                         guard !devices.isEmpty else { continue }

@@ -39,7 +39,7 @@ import TestSupport
                 }
             }
 
-            func day() -> String { days[random.next(days.count)].description }
+            func day() -> LocalDate { days[random.next(days.count)] }
 
             for step in 0..<40 {
                 let context = CommandContext(userId: owner)
@@ -50,8 +50,8 @@ import TestSupport
                     case 0:
                         let numeric = random.next(2) == 0
                         let view = try await habits.create(context, HabitDefinition(
-                            name: "Habit \(step)", kind: numeric ? "numeric" : "boolean", target: numeric ? 5 : nil, unit: numeric ? "km" : nil,
-                            schedule: [HabitSchedule.daily, .timesPerWeek(3), .everyNDays(2)][random.next(3)], startDate: "2026-03-01"))
+                            name: "Habit \(step)", kind: numeric ? .numeric : .boolean, target: numeric ? 5 : nil, unit: numeric ? "km" : nil,
+                            schedule: [HabitSchedule.daily, .timesPerWeek(3), .everyNDays(2)][random.next(3)], startDate: LocalDate(year: 2026, month: 3, day: 1)))
                         ids.append(view.id)
                     case 1, 2:
                         _ = try await habits.log(context, id, date: day(), value: Decimal(1 + random.next(4)))
@@ -62,8 +62,8 @@ import TestSupport
                         _ = try await habits.update(context, id, change: HabitChange(name: "Renamed \(step)"))
                     case 5:
                         let from = random.next(15) + 1
-                        let (freeze, _) = try await habits.addFreeze(context, id, from: days[from - 1].description,
-                                                                      to: days[min(from + random.next(4), days.count) - 1].description, reason: nil)
+                        let (freeze, _) = try await habits.addFreeze(context, id, Habit.Freeze(from: days[from - 1],
+                                                                      to: days[min(from + random.next(4), days.count) - 1], reason: nil))
                         freezes[id, default: []].append(freeze)
                     case 6:
                         guard let freeze = freezes[id]?.popLast() else { continue }

@@ -43,8 +43,8 @@ import TestSupport
                 do {
                     switch pick {
                     case 0:
-                        let due = random.next(3) == 0 ? nil : "2026-03-\(10 + random.next(15))"
-                        let view = try await tasks.create(context, TaskDraft(title: "Task \(step)", dueDate: due,
+                        let due = random.next(3) == 0 ? nil : LocalDate(year: 2026, month: 3, day: 10 + random.next(15))
+                        let view = try await tasks.create(context, TaskDefinition(title: "Task \(step)", dueDate: due,
                                                                              repeat: due == nil ? nil : repeats[random.next(repeats.count)]))
                         ids.append(view.id)
                     case 1:
@@ -53,7 +53,7 @@ import TestSupport
                         _ = try await tasks.update(context, ids[random.next(ids.count)], TaskChange(title: "Renamed \(step)"))
                     case 3:
                         _ = try await tasks.update(context, ids[random.next(ids.count)],
-                                                   TaskChange(dueDate: .set("2026-04-\(10 + random.next(15))")))
+                                                   TaskChange(dueDate: LocalDate(year: 2026, month: 4, day: 10 + random.next(15)).map { .set($0) } ?? .keep))
                     default:
                         try await tasks.delete(context, ids[random.next(ids.count)])
                     }

@@ -18,7 +18,7 @@ import Testing
     @Test func aBooleanHabitsSecondLogForADateDecidesNothing() throws {
         given(created()).then(.log(date: nil, value: nil), at: now, [logged()])
         given(created(), logged()).thenNothing(.log(date: nil, value: nil), at: now)
-        given(created(), logged()).thenNothing(.log(date: today.description, value: nil), at: now)
+        given(created(), logged()).thenNothing(.log(date: today, value: nil), at: now)
     }
 
     @Test func numericLogsAddUp() throws {
@@ -27,18 +27,18 @@ import Testing
     }
 
     @Test func removingALogThatIsNotThereStoresNothing() throws {
-        given(created()).thenNothing(.removeLog(date: today.description), at: now)
-        given(created(), logged()).then(.removeLog(date: today.description), at: now, [.logRemoved(.init(habitId: habitId, date: today))])
+        given(created()).thenNothing(.removeLog(date: today), at: now)
+        given(created(), logged()).then(.removeLog(date: today), at: now, [.logRemoved(.init(habitId: habitId, date: today))])
     }
 
     @Test func theSameFreezeTwiceIsStoredOnceAndFreezesStayInTheHabitsWindow() throws {
         let from = today.adding(days: -3), to = today
         let freeze = UUID()
         let added = HabitEvent.freezeAdded(.init(habitId: habitId, freezeId: freeze, from: from, to: to, reason: "ill"))
-        given(created()).then(.addFreeze(id: freeze, from: from.description, to: to.description, reason: "ill"), at: now, [added])
-        given(created(), added).thenNothing(.addFreeze(id: UUID(), from: from.description, to: to.description, reason: "ill"), at: now)
-        given(created()).thenThrows(.addFreeze(id: UUID(), from: "0001-01-01", to: to.description, reason: nil), at: now, ValidationFailure.self)
-        given(created()).thenThrows(.addFreeze(id: UUID(), from: from.description, to: "9999-12-31", reason: nil), at: now, ValidationFailure.self)
+        given(created()).then(.addFreeze(id: freeze, Habit.Freeze(from: from, to: to, reason: "ill")), at: now, [added])
+        given(created(), added).thenNothing(.addFreeze(id: UUID(), Habit.Freeze(from: from, to: to, reason: "ill")), at: now)
+        given(created()).thenThrows(.addFreeze(id: UUID(), Habit.Freeze(from: LocalDate(daysSinceEpoch: -719_162), to: to, reason: nil)), at: now, ValidationFailure.self)
+        given(created()).thenThrows(.addFreeze(id: UUID(), Habit.Freeze(from: from, to: LocalDate(daysSinceEpoch: 2_932_896), reason: nil)), at: now, ValidationFailure.self)
         given(created(), added).then(.removeFreeze(id: freeze), at: now, [.freezeRemoved(.init(habitId: habitId, freezeId: freeze))])
     }
 
@@ -59,8 +59,8 @@ import Testing
     }
 
     @Test func futureDatesAndDatesBeforeTheStartAreRefused() throws {
-        given(created()).thenThrows(.log(date: today.adding(days: 1).description, value: nil), at: now, ValidationFailure.self)
-        given(created()).thenThrows(.log(date: today.adding(days: -31).description, value: nil), at: now, ValidationFailure.self)
+        given(created()).thenThrows(.log(date: today.adding(days: 1), value: nil), at: now, ValidationFailure.self)
+        given(created()).thenThrows(.log(date: today.adding(days: -31), value: nil), at: now, ValidationFailure.self)
     }
 }
 
@@ -78,7 +78,7 @@ import Testing
     func completed(next nextId: UUID?) -> TaskEvent { .completed(.init(taskId: taskId, completedAt: now.instant, nextTaskId: nextId)) }
 
     @Test func aMonthlyTaskOnThe31stIsCreatedAnchoredThere() {
-        Given(TaskDecider.self).then(.create(id: taskId, TaskDraft(title: "Rent", dueDate: "2026-01-31", repeat: TaskRepeat(every: .month))), at: now, [created])
+        Given(TaskDecider.self).then(.create(id: taskId, TaskDefinition(title: "Rent", dueDate: LocalDate("2026-01-31"), repeat: TaskRepeat(every: .month))), at: now, [created])
     }
 
     @Test func aCompletedTaskCannotBeCompletedAgain() throws {
@@ -128,9 +128,19 @@ import Testing
         history.thenNothing(.changeProfile(same), at: now)
         history.thenThrows(.revokeDevice(id: UUID()), at: now, ResourceError.notFound)
         let device = UUID()
-        history.then(.registerDevice(id: device, name: " Watch ", kind: "watch", via: "session"), at: now,
+        history.then(.registerDevice(id: device, NewDevice(name: "Watch", kind: .watch), via: "session"), at: now,
                      [.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
         history.and([.deviceRegistered(.init(userId: userId, deviceId: device, name: "Watch", kind: .watch, via: "session"))])
             .then(.revokeDevice(id: device), at: now, [.deviceRevoked(.init(userId: userId, deviceId: device))])
+    }
+}
+
+/// When a device's name and kind are read, then a typed device, or both wrong fields at once.
+@Suite struct NewDeviceDraftTests {
+    @Test func aDeviceReadsAsTypesOrNamesEveryWrongField() {
+        Reading(NewDevice.self, DeviceDraft(name: " Watch ", kind: "watch")).then(NewDevice(name: "Watch", kind: .watch))
+        Reading(NewDevice.self, DeviceDraft(name: "W\u{0}", kind: "toaster"))
+            .thenErrors([FieldError("name", "must not contain control characters"),
+                         FieldError("kind", "must be one of watch, ring, phone, scale, app, automation, other")])
     }
 }

@@ -45,3 +45,25 @@ struct Given<D: Decider> {
         return nil
     }
 }
+
+/// The form of every draft test, beside the deciders': when this draft (as a client sent it) is
+/// read, then exactly this typed input, or exactly these field errors, all in one answer.
+struct Reading<Input: ValidatedInput & Equatable> {
+    let draft: Input.Draft
+
+    init(_: Input.Type, _ draft: Input.Draft) { self.draft = draft }
+
+    func then(_ expected: Input, sourceLocation: SourceLocation = #_sourceLocation) {
+        switch Input.validated(from: draft) {
+        case .success(let input): #expect(input == expected, sourceLocation: sourceLocation)
+        case .failure(let failure): Issue.record("expected typed input, got \(failure.errors)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func thenErrors(_ expected: [FieldError], sourceLocation: SourceLocation = #_sourceLocation) {
+        switch Input.validated(from: draft) {
+        case .success(let input): Issue.record("expected field errors, got \(input)", sourceLocation: sourceLocation)
+        case .failure(let failure): #expect(failure.errors == expected, sourceLocation: sourceLocation)
+        }
+    }
+}

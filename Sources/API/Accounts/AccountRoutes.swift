@@ -39,10 +39,6 @@ public struct AccountsArea: Area {
         var currentPassword: String
         var newPassword: String
     }
-    struct DeviceRequest: Decodable {
-        var name: String
-        var kind: String
-    }
     struct PairRequest: Decodable {
         var code: String
         var deviceName: String
@@ -92,9 +88,9 @@ public struct AccountsArea: Area {
         }
         api.post("pair") { request, context in
             let body = try await request.json(PairRequest.self, context: context)
-            let (device, key) = try await devices.pair(
-                code: body.code, deviceName: body.deviceName, kind: body.kind ?? "other", address: context.remoteAddress)
-            return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key))
+            let device = try NewDevice.validated(from: DeviceDraft(name: body.deviceName, kind: body.kind ?? "other")).get()
+            let (paired, key) = try await devices.pair(code: body.code, device: device, address: context.remoteAddress)
+            return EditedResponse(status: .created, response: DeviceDTO(paired, apiKey: key))
         }
 
         registerBrowserSession(on: api)
@@ -144,8 +140,7 @@ public struct AccountsArea: Area {
             return TokenDTO(pair)
         }
         user.post("devices") { request, context in
-            let body = try await request.json(DeviceRequest.self, context: context)
-            let (device, key) = try await devices.create(context.command(), name: body.name, kind: body.kind)
+            let (device, key) = try await devices.create(context.command(), try await request.input(NewDevice.self, context: context))
             return EditedResponse(status: .created, response: DeviceDTO(device, apiKey: key, connect: DeviceDTO.Connect(request)))
         }
         user.get("devices") { request, context in

@@ -21,17 +21,11 @@ struct MoneyDTO: Encodable, Sendable, Equatable {
 struct BudgetStepDTO: Encodable, Sendable {
     var fromMonth: String
     /// Null: the budget ended from this month.
-    var amount: String?
-    var currency: String?
+    @NullWhenEmpty var amount: String? = nil
+    @NullWhenEmpty var currency: String? = nil
 
     enum CodingKeys: String, CodingKey { case fromMonth, amount, currency }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(fromMonth, forKey: .fromMonth)
-        try container.encode(amount, forKey: .amount)
-        try container.encode(currency, forKey: .currency)
-    }
 }
 
 struct CategoryDTO: ResponseEncodable {
@@ -161,19 +155,12 @@ struct AnalyticsDTO: ResponseEncodable {
     /// A percent is null (not absent) when the earlier figure is zero.
     struct Change: Encodable, Sendable {
         var expense: String
-        var expensePercent: String?
+        @NullWhenEmpty var expensePercent: String? = nil
         var income: String
-        var incomePercent: String?
+        @NullWhenEmpty var incomePercent: String? = nil
 
         enum CodingKeys: String, CodingKey { case expense, expensePercent, income, incomePercent }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(expense, forKey: .expense)
-            try container.encode(expensePercent, forKey: .expensePercent)
-            try container.encode(income, forKey: .income)
-            try container.encode(incomePercent, forKey: .incomePercent)
-        }
     }
     struct PerCurrency: Encodable, Sendable {
         var currency: String

@@ -87,19 +87,6 @@ public struct HabitsArea: Area {
         var date: String?
         var value: Decimal?
     }
-    struct FreezeRequest: Decodable {
-        var from: String
-        var to: String
-        var reason: String?
-
-        enum CodingKeys: CodingKey { case from, to, reason }
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            from = try container.decode(String.self, forKey: .from)
-            to = try container.decode(String.self, forKey: .to)
-            reason = try container.decodeNullable(String.self, forKey: .reason)
-        }
-    }
     struct FreezeDTO: ResponseEncodable {
         var freezeId: String
         var habit: HabitDTO
@@ -135,7 +122,7 @@ public struct HabitsArea: Area {
         let habits = self.habits
         let user = api.group("habits", context: UserRequestContext.self)
         user.post { request, context in
-            let view = try await habits.create(context.command(), try await request.json(HabitDefinition.self, context: context))
+            let view = try await habits.create(context.command(), try await request.input(HabitDefinition.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.get { request, context in
@@ -151,7 +138,7 @@ public struct HabitsArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
         user.patch("{id}") { request, context in
-            let change = try await request.json(HabitChange.self, context: context)
+            let change = try await request.input(HabitChange.self, context: context)
             let view = try await habits.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change: change)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: HabitDTO(view))
         }
@@ -164,7 +151,8 @@ public struct HabitsArea: Area {
         }
         user.post("{id}/logs") { request, context in
             let body = try await request.json(LogRequest.self, context: context)
-            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.command(), try context.resourceId(), date: body.date, value: body.value)))
+            let date = try body.date.map { try inputDate($0, field: "date") }
+            return EditedResponse(status: .created, response: HabitDTO(try await habits.log(context.command(), try context.resourceId(), date: date, value: body.value)))
         }
         user.get("{id}/logs") { request, context in
             let id = try context.resourceId()
@@ -173,11 +161,12 @@ public struct HabitsArea: Area {
             return Items(items: try await habits.logs(context.userId, id, from: from, to: to).map { LogDTO(date: $0.0.description, value: $0.1) })
         }
         user.delete("{id}/logs/{date}") { _, context in
-            HabitDTO(try await habits.removeLog(context.command(), try context.resourceId(), date: context.parameters.get("date") ?? ""))
+            let date = try inputDate(context.parameters.get("date"), field: "date")
+            return HabitDTO(try await habits.removeLog(context.command(), try context.resourceId(), date: date))
         }
         user.post("{id}/freezes") { request, context in
-            let body = try await request.json(FreezeRequest.self, context: context)
-            let (freezeId, view) = try await habits.addFreeze(context.command(), try context.resourceId(), from: body.from, to: body.to, reason: body.reason)
+            let freeze = try await request.input(Habit.Freeze.self, context: context)
+            let (freezeId, view) = try await habits.addFreeze(context.command(), try context.resourceId(), freeze)
             return EditedResponse(status: .created, response: FreezeDTO(freezeId: freezeId.uuidString.lowercased(), habit: HabitDTO(view)))
         }
         user.delete("{id}/freezes/{freeze_id}") { _, context in

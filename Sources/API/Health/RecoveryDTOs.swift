@@ -189,25 +189,14 @@ struct BriefingDTO: ResponseEncodable {
         var metric: String
         var value: Double
         var unit: String
-        var baseline: Double?
-        var change: Double?
-        var changePercent: Double?
-        var direction: String?
-        var good: Bool?
+        @NullWhenEmpty var baseline: Double? = nil
+        @NullWhenEmpty var change: Double? = nil
+        @NullWhenEmpty var changePercent: Double? = nil
+        @NullWhenEmpty var direction: String? = nil
+        @NullWhenEmpty var good: Bool? = nil
 
         enum CodingKeys: String, CodingKey { case metric, value, unit, baseline, change, changePercent, direction, good }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(metric, forKey: .metric)
-            try container.encode(value, forKey: .value)
-            try container.encode(unit, forKey: .unit)
-            try container.encode(baseline, forKey: .baseline)
-            try container.encode(change, forKey: .change)
-            try container.encode(changePercent, forKey: .changePercent)
-            try container.encode(direction, forKey: .direction)
-            try container.encode(good, forKey: .good)
-        }
     }
 
     struct Section: Encodable, Sendable {
@@ -221,20 +210,13 @@ struct BriefingDTO: ResponseEncodable {
     }
 
     struct Blocks: Encodable, Sendable {
-        var sleep: String?
-        var yesterday: String?
-        var recovery: String?
-        var recommendation: String?
+        @NullWhenEmpty var sleep: String? = nil
+        @NullWhenEmpty var yesterday: String? = nil
+        @NullWhenEmpty var recovery: String? = nil
+        @NullWhenEmpty var recommendation: String? = nil
 
         enum CodingKeys: String, CodingKey { case sleep, yesterday, recovery, recommendation }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(sleep, forKey: .sleep)
-            try container.encode(yesterday, forKey: .yesterday)
-            try container.encode(recovery, forKey: .recovery)
-            try container.encode(recommendation, forKey: .recommendation)
-        }
     }
 
     var date: String
@@ -242,22 +224,11 @@ struct BriefingDTO: ResponseEncodable {
     var asOfPosition: String
     var sections: [Section]
     var blocks: Blocks
-    var checkIn: CheckInDTO?
+    @NullWhenEmpty var checkIn: CheckInDTO? = nil
     /// Per section key, the newest sample's time (RFC 3339), null when none in the three days up to the date.
     var freshness: [String: Date?]
 
     enum CodingKeys: String, CodingKey { case date, lang, asOfPosition, sections, blocks, checkIn, freshness }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(date, forKey: .date)
-        try container.encode(lang, forKey: .lang)
-        try container.encode(asOfPosition, forKey: .asOfPosition)
-        try container.encode(sections, forKey: .sections)
-        try container.encode(blocks, forKey: .blocks)
-        try container.encode(checkIn, forKey: .checkIn)
-        try container.encode(freshness, forKey: .freshness)
-    }
 
     init(_ briefing: Briefing, checkIn: HealthReadModel.CheckIn?, freshness: [Briefing.SectionKey: Int64], language: Language, asOf: String) {
         date = briefing.date.description

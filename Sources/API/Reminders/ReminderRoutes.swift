@@ -17,8 +17,8 @@ struct ReminderDTO: ResponseEncodable {
     var body: String
     var data: [String: ReminderValue]
     var attempts: Int
-    var lastStatus: Int?
-    var lastError: String?
+    @NullWhenEmpty var lastStatus: Int? = nil
+    @NullWhenEmpty var lastError: String? = nil
 
     init(_ item: OutboxItem, language: Language) {
         id = item.id.uuidString.lowercased()
@@ -35,25 +35,6 @@ struct ReminderDTO: ResponseEncodable {
         attempts = item.attempts
         lastStatus = item.lastStatus
         lastError = item.lastError
-    }
-
-    // Every key, null when empty: a client reads one shape.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(key, forKey: .key)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(subject, forKey: .subject)
-        try container.encode(dueAt, forKey: .dueAt)
-        try container.encode(dueLocal, forKey: .dueLocal)
-        try container.encode(status, forKey: .status)
-        try container.encode(statusLabel, forKey: .statusLabel)
-        try container.encode(title, forKey: .title)
-        try container.encode(body, forKey: .body)
-        try container.encode(data, forKey: .data)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(lastStatus, forKey: .lastStatus)
-        try container.encode(lastError, forKey: .lastError)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -27,21 +27,19 @@ struct WebhookDTO: ResponseEncodable {
 
 struct WebhookTestDTO: ResponseEncodable {
     var delivered: Bool
-    var status: Int?
-    var error: String?
+    @NullWhenEmpty var status: Int? = nil
+    @NullWhenEmpty var error: String? = nil
 
     init(_ outcome: WebhookSender.Outcome) {
         switch outcome {
-        case .delivered(let status): (delivered, self.status, error) = (true, status, nil)
-        case .failed(let status, let error, _, _): (delivered, self.status, self.error) = (false, status, error)
+        case .delivered(let status):
+            delivered = true
+            self.status = status
+        case .failed(let status, let error, _, _):
+            delivered = false
+            self.status = status
+            self.error = error
         }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(delivered, forKey: .delivered)
-        try container.encode(status, forKey: .status)
-        try container.encode(error, forKey: .error)
     }
 
     enum CodingKeys: String, CodingKey { case delivered, status, error }

@@ -65,10 +65,10 @@ struct SavingsGoalDTO: ResponseEncodable {
     var targetAmount: String?
     var targetDate: String?
     var balance: String
-    var progressPercent: String?
-    var monthlyNeeded: String?
+    @NullWhenEmpty var progressPercent: String? = nil
+    @NullWhenEmpty var monthlyNeeded: String? = nil
     var targetPassed: Bool
-    var nextPayment: SavingsOccurrenceDTO?
+    @NullWhenEmpty var nextPayment: SavingsOccurrenceDTO? = nil
     var overdueCount: Int
     var role: SavingsGoal.Role
     var plan: SavingsPlanDTO?
@@ -104,28 +104,6 @@ struct SavingsGoalDTO: ResponseEncodable {
         case overdueCount, role, plan, date, createdAt, version
     }
 
-    /// The figures a goal may lack (no target, no plan) are `null`, not absent: a client tells
-    /// "none" from "not sent".
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encodeIfPresent(emoji, forKey: .emoji)
-        try c.encode(currency, forKey: .currency)
-        try c.encodeIfPresent(targetAmount, forKey: .targetAmount)
-        try c.encodeIfPresent(targetDate, forKey: .targetDate)
-        try c.encode(balance, forKey: .balance)
-        try c.encode(progressPercent, forKey: .progressPercent)
-        try c.encode(monthlyNeeded, forKey: .monthlyNeeded)
-        try c.encode(targetPassed, forKey: .targetPassed)
-        try c.encode(nextPayment, forKey: .nextPayment)
-        try c.encode(overdueCount, forKey: .overdueCount)
-        try c.encode(role, forKey: .role)
-        try c.encodeIfPresent(plan, forKey: .plan)
-        try c.encode(date, forKey: .date)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(version, forKey: .version)
-    }
 }
 
 struct SavingsMovementDTO: ResponseEncodable {

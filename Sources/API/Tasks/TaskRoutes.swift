@@ -59,8 +59,8 @@ public struct TasksArea: Area {
         let tasks = self.tasks
         let user = api.group("tasks", context: UserRequestContext.self)
         user.post { request, context in
-            let draft = try await request.json(TaskDraft.self, context: context)
-            let view = try await tasks.create(context.command(), draft)
+            let task = try await request.input(TaskDefinition.self, context: context)
+            let view = try await tasks.create(context.command(), task)
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }
         user.get { request, context in
@@ -79,7 +79,7 @@ public struct TasksArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }
         user.patch("{id}") { request, context in
-            let change = try await request.json(TaskChange.self, context: context)
+            let change = try await request.input(TaskChange.self, context: context)
             let view = try await tasks.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TaskDTO(view))
         }

@@ -11,24 +11,12 @@ struct TodayDTO: ResponseEncodable {
     }
     struct Health: Encodable, Sendable {
         var date: String
-        var score: Double?
+        @NullWhenEmpty var score: Double? = nil
         var status: String
         var statusLabel: String
         var colorToken: String
         var formulaVersion: String
         var daysUntilReady: Int?
-
-        // score is null, not absent, while calibrating or unscorable.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(date, forKey: .date)
-            try container.encode(score, forKey: .score)
-            try container.encode(status, forKey: .status)
-            try container.encode(statusLabel, forKey: .statusLabel)
-            try container.encode(colorToken, forKey: .colorToken)
-            try container.encode(formulaVersion, forKey: .formulaVersion)
-            try container.encodeIfPresent(daysUntilReady, forKey: .daysUntilReady)
-        }
 
         enum CodingKeys: String, CodingKey { case date, score, status, statusLabel, colorToken, formulaVersion, daysUntilReady }
     }
@@ -38,7 +26,7 @@ struct TodayDTO: ResponseEncodable {
     var tasks: [TaskDTO]
     var savings: Savings
     var finance: SummaryDTO
-    var health: Health?
+    @NullWhenEmpty var health: Health? = nil
     var reminders: [ReminderDTO]
     var labels: [String: String]
 
@@ -57,19 +45,6 @@ struct TodayDTO: ResponseEncodable {
         reminders = view.reminders.map { ReminderDTO($0, language: language) }
         let keys = LabelCatalogue.todayKeys + ReminderStatus.allCases.map { "reminder.status.\($0.rawValue)" }
         labels = Dictionary(uniqueKeysWithValues: keys.map { ($0, LabelCatalogue.text($0, language)) })
-    }
-
-    // `health` is null, not absent, when there is no health data.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(date, forKey: .date)
-        try container.encode(habits, forKey: .habits)
-        try container.encode(tasks, forKey: .tasks)
-        try container.encode(savings, forKey: .savings)
-        try container.encode(finance, forKey: .finance)
-        try container.encode(health, forKey: .health)
-        try container.encode(reminders, forKey: .reminders)
-        try container.encode(labels, forKey: .labels)
     }
 
     enum CodingKeys: String, CodingKey { case date, habits, tasks, savings, finance, health, reminders, labels }

@@ -10,13 +10,13 @@ public struct DeviceService: Sendable {
 
     /// The new device and its key, shown once. A retried request (same Idempotency-Key) that
     /// finds the device its first attempt stored answers without a key: only a hash was kept.
-    public func create(_ context: CommandContext, name: String, kind: String, via: String = "session") async throws -> (DeviceRecord, String?) {
+    public func create(_ context: CommandContext, _ device: NewDevice, via: String = "session") async throws -> (DeviceRecord, String?) {
         let userId = context.userId
         let deviceId = context.newId("device")
         let key = SecretToken.make(prefix: "lld_")
         let now = store.clock.now()
         let keys = store.deviceKeys
-        let outcome = try await store.execute(context, .registerDevice(id: deviceId, name: name, kind: kind, via: via)) { connection, _ in
+        let outcome = try await store.execute(context, .registerDevice(id: deviceId, device, via: via)) { connection, _ in
             try await keys.insert(deviceId: deviceId, userId: userId, keyHash: SecretToken.hash(key), at: now, on: connection)
         }
         guard let device = try await store.users.device(userId, deviceId) else {
@@ -50,7 +50,7 @@ public struct DeviceService: Sendable {
     }
 
     /// Trades a valid, unused code for a device key. Wrong codes count like wrong passwords.
-    public func pair(code: String, deviceName: String, kind: String, address: String) async throws -> (DeviceRecord, String?) {
+    public func pair(code: String, device: NewDevice, address: String) async throws -> (DeviceRecord, String?) {
         let key = "pairing-address:\(ClientAddress.throttleKey(address))"
         let attempt = try await store.throttle.claim([(key, SessionService.accountFailureLimit)]).attempt()
         let now = store.clock.now()
@@ -59,6 +59,6 @@ public struct DeviceService: Sendable {
             throw AuthError.invalidPairingCode
         }
         try await store.throttle.forgive(attempt)
-        return try await create(CommandContext(userId: userId), name: deviceName, kind: kind, via: "pairing code")
+        return try await create(CommandContext(userId: userId), device, via: "pairing code")
     }
 }

@@ -46,8 +46,8 @@ public struct HabitService: AreaService {
         let time = try await calendar(owner).decisionTime(at: clock.now())
         // The logs a decision looks at: the day a log or a removal is for.
         let dates: [LocalDate] = switch command {
-        case .log(let raw, _): [raw.flatMap { LocalDate(input: $0) } ?? time.today]
-        case .removeLog(let raw): LocalDate(input: raw).map { [$0] } ?? []
+        case .log(let date, _): [date ?? time.today]
+        case .removeLog(let date): [date]
         default: []
         }
         return try await commands.run(HabitDecider.self, stream: Self.stream(habitId, owner: owner), command: command, context: context, time: time) {
@@ -69,12 +69,12 @@ public struct HabitService: AreaService {
         return try await habit(context.userId, habitId, on: nil)
     }
 
-    public func log(_ context: CommandContext, _ habitId: UUID, date: String?, value: Decimal?) async throws -> HabitView {
+    public func log(_ context: CommandContext, _ habitId: UUID, date: LocalDate?, value: Decimal?) async throws -> HabitView {
         await carryForward(habitId, try await execute(context, habitId, .log(date: date, value: value)))
         return try await habit(context.userId, habitId, on: nil)
     }
 
-    public func removeLog(_ context: CommandContext, _ habitId: UUID, date: String) async throws -> HabitView {
+    public func removeLog(_ context: CommandContext, _ habitId: UUID, date: LocalDate) async throws -> HabitView {
         await carryForward(habitId, try await execute(context, habitId, .removeLog(date: date)))
         return try await habit(context.userId, habitId, on: nil)
     }
@@ -109,11 +109,11 @@ public struct HabitService: AreaService {
     }
 
     /// The freeze's id (the one already stored when the same range was frozen before) and the habit.
-    public func addFreeze(_ context: CommandContext, _ habitId: UUID, from: String, to: String, reason: String?) async throws -> (UUID, HabitView) {
+    public func addFreeze(_ context: CommandContext, _ habitId: UUID, _ freeze: Habit.Freeze) async throws -> (UUID, HabitView) {
         let proposed = context.newId("freeze")
-        try await execute(context, habitId, .addFreeze(id: proposed, from: from, to: to, reason: reason))
+        try await execute(context, habitId, .addFreeze(id: proposed, freeze))
         guard let (habit, _) = try await habits.decisionState(context.userId, habitId) else { throw ResourceError.notFound }
-        return (HabitDecider.freezeId(in: habit, from: from, to: to, proposed: proposed), try await self.habit(context.userId, habitId, on: nil))
+        return (HabitDecider.freezeId(in: habit, freeze, proposed: proposed), try await self.habit(context.userId, habitId, on: nil))
     }
 
     public func removeFreeze(_ context: CommandContext, _ habitId: UUID, freezeId: UUID) async throws -> HabitView {

@@ -45,9 +45,9 @@ public struct TaskService: AreaService {
         }
     }
 
-    public func create(_ context: CommandContext, _ draft: TaskDraft) async throws -> TaskView {
+    public func create(_ context: CommandContext, _ definition: TaskDefinition) async throws -> TaskView {
         let taskId = context.newId("task")
-        try await execute(context, seriesOf: taskId, .create(id: taskId, draft))
+        try await execute(context, seriesOf: taskId, .create(id: taskId, definition))
         return try await task(context.userId, taskId)
     }
 

@@ -19,7 +19,7 @@ public enum AccountCommand: Sendable {
     case register(userId: UUID, email: String, password: String, name: String, timezone: String, language: String?, currency: String?)
     case changeProfile(ProfileChange)
     case recordPasswordChange(reason: String)
-    case registerDevice(id: UUID, name: String, kind: String, via: String)
+    case registerDevice(id: UUID, NewDevice, via: String)
     case revokeDevice(id: UUID)
 }
 
@@ -52,14 +52,8 @@ public enum AccountDecider: Decider {
             return changed.isEmpty ? [] : [.profileChanged(.init(userId: account.userId, profile: profile, changedFields: changed))]
         case .recordPasswordChange(let reason):
             return [.passwordChanged(.init(userId: account.userId, reason: reason))]
-        case .registerDevice(let id, let name, let kind, let via):
-            var errors: [FieldError] = []
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let error = TextRules.labelError(trimmed, field: "name", maxLength: 100) { errors.append(error) }
-            let deviceKind = DeviceKind(rawValue: kind)
-            if deviceKind == nil { errors.append(FieldError("kind", "must be one of " + DeviceKind.allCases.map(\.rawValue).joined(separator: ", "))) }
-            try ValidationFailure.check(errors)
-            return [.deviceRegistered(.init(userId: account.userId, deviceId: id, name: trimmed, kind: deviceKind ?? .other, via: via))]
+        case .registerDevice(let id, let device, let via):
+            return [.deviceRegistered(.init(userId: account.userId, deviceId: id, name: device.name, kind: device.kind, via: via))]
         case .revokeDevice(let id):
             guard account.activeDevices.contains(id) else { throw ResourceError.notFound }
             return [.deviceRevoked(.init(userId: account.userId, deviceId: id))]

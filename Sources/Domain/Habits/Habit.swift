@@ -48,6 +48,13 @@ public struct Habit: Sendable, Equatable {
         self.freezes = freezes
     }
 
+    /// A habit as its creation leaves it.
+    public init(_ created: HabitEvent.Created) {
+        self.init(id: created.habitId, name: created.name, emoji: created.emoji, color: created.color, kind: created.kind,
+                  target: created.target, unit: created.unit, reminderTime: created.reminderTime, startDate: created.startDate,
+                  schedules: [.init(from: created.startDate, schedule: created.schedule)])
+    }
+
     /// The schedule in force on `date`.
     public func schedule(on date: LocalDate) -> HabitSchedule? {
         (schedules.last { $0.from <= date } ?? schedules.first)?.schedule

@@ -19,73 +19,37 @@ public enum HabitDecider: Decider {
             return habit.archived ? [] : [.archived(.init(habitId: habit.id))]
         case .restore:
             return habit.archived ? [.restored(.init(habitId: habit.id))] : []
-        case .log(let rawDate, let value):
-            return try logged(habit, rawDate, value, today: now.today)
-        case .removeLog(let rawDate):
-            guard let date = LocalDate(input: rawDate) else { throw ValidationFailure("date", LocalDate.inputRule) }
+        case .log(let date, let value):
+            return try logged(habit, date ?? now.today, value, today: now.today)
+        case .removeLog(let date):
             // Removing a log that is not there changes nothing, so nothing is stored.
             return habit.loggedDates.contains(date) ? [.logRemoved(.init(habitId: habit.id, date: date))] : []
-        case .addFreeze(let id, let from, let to, let reason):
-            return try frozen(habit, id: id, from: from, to: to, reason: reason, today: now.today)
+        case .addFreeze(let id, let freeze):
+            return try frozen(habit, id: id, freeze, today: now.today)
         case .removeFreeze(let id):
             guard habit.freezes[id] != nil else { throw ResourceError.notFound }
             return [.freezeRemoved(.init(habitId: habit.id, freezeId: id))]
         }
     }
 
+    /// The definition's fields were checked when it was read (`HabitDefinition.validated`); the
+    /// start date's window moves with today, so it is checked here.
     static func created(_ id: UUID, _ definition: HabitDefinition, today: LocalDate) throws -> HabitEvent.Created {
-        var errors: [FieldError] = []
-        let name = definition.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
-        let kind = HabitEvent.Kind(rawValue: definition.kind)
-        if kind == nil { errors.append(FieldError("kind", "must be boolean or numeric")) }
-        if kind == .numeric {
-            if let target = definition.target {
-                if let error = HabitFieldRules.amountError(target, field: "target") { errors.append(error) }
-            } else {
-                errors.append(FieldError("target", "a numeric habit needs a target above 0"))
-            }
-        }
-        if kind == .boolean, definition.target != nil { errors.append(FieldError("target", "only numeric habits have a target")) }
-        errors += HabitFieldRules.decorationErrors(emoji: definition.emoji, color: definition.color, unit: definition.unit)
-        errors += definition.schedule.validationErrors()
-        var start = today
-        if let raw = definition.startDate {
-            if let parsed = LocalDate(input: raw) {
-                start = parsed
-                if let error = HabitDateWindow(today: today).check(parsed, field: "start_date") { errors.append(error) }
-            } else {
-                errors.append(FieldError("start_date", LocalDate.inputRule))
-            }
-        }
-        let reminder = parseTime(definition.reminderTime, field: "reminder_time", into: &errors)
-        try ValidationFailure.check(errors)
-        return HabitEvent.Created(
-            habitId: id, name: name, emoji: definition.emoji, color: definition.color, kind: kind ?? .boolean,
-            target: kind == .numeric ? definition.target : nil, unit: definition.unit, schedule: definition.schedule,
-            startDate: start, reminderTime: reminder)
+        let start = definition.startDate ?? today
+        try ValidationFailure.check([HabitDateWindow(today: today).check(start, field: "start_date")].compactMap { $0 })
+        return HabitEvent.Created(habitId: id, definition, startDate: start)
     }
 
     /// A schedule change applies from its effective date on; earlier periods keep the old one.
     /// Fields sent with the value they already have are not a change; nothing left, no event.
     static func changed(_ habit: Habit, _ change: HabitChange, today: LocalDate) throws -> HabitEvent.Changed? {
         var errors: [FieldError] = []
-        let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let name, let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
         if change.target != nil, habit.kind == .boolean { errors.append(FieldError("target", "only numeric habits have a target")) }
-        if let target = change.target, let error = HabitFieldRules.amountError(target, field: "target") { errors.append(error) }
-        errors += HabitFieldRules.decorationErrors(emoji: change.emoji.newValue, color: change.color.newValue, unit: change.unit.newValue)
-        let reminder = parseTime(change.reminderTime.newValue, field: "reminder_time", into: &errors)
         var from = today
-        if let raw = change.effectiveFrom {
-            if let parsed = LocalDate(input: raw) {
-                from = max(parsed, habit.startDate)
-                if let error = HabitDateWindow(today: today).checkNotAfter(from, field: "effective_from") { errors.append(error) }
-            } else {
-                errors.append(FieldError("effective_from", LocalDate.inputRule))
-            }
+        if let effective = change.effectiveFrom {
+            from = max(effective, habit.startDate)
+            if let error = HabitDateWindow(today: today).checkNotAfter(from, field: "effective_from") { errors.append(error) }
         }
-        if let schedule = change.schedule { errors += schedule.validationErrors() }
         try ValidationFailure.check(errors)
 
         func differs<T: Equatable>(_ new: T?, _ old: T?) -> T? { new.flatMap { $0 == old ? nil : $0 } }
@@ -98,20 +62,16 @@ public enum HabitDecider: Decider {
             Habit.replacing(habit.schedules, from: from, with: new) == habit.schedules ? nil : new
         }
         let event = HabitEvent.Changed(
-            habitId: habit.id, name: differs(name, habit.name), emoji: differs(change.emoji.newValue, habit.emoji),
+            habitId: habit.id, name: differs(change.name, habit.name), emoji: differs(change.emoji.newValue, habit.emoji),
             color: differs(change.color.newValue, habit.color), target: differs(change.target, habit.target),
-            unit: differs(change.unit.newValue, habit.unit), reminderTime: differs(reminder, habit.reminderTime),
+            unit: differs(change.unit.newValue, habit.unit), reminderTime: differs(change.reminderTime.newValue, habit.reminderTime),
             schedule: schedule, scheduleFrom: schedule == nil ? nil : from, cleared: cleared.isEmpty ? nil : cleared)
         let nothing = HabitEvent.Changed(habitId: habit.id)
         return event == nothing ? nil : event
     }
 
-    static func logged(_ habit: Habit, _ rawDate: String?, _ value: Decimal?, today: LocalDate) throws -> [HabitEvent] {
+    static func logged(_ habit: Habit, _ date: LocalDate, _ value: Decimal?, today: LocalDate) throws -> [HabitEvent] {
         var errors: [FieldError] = []
-        var date = today
-        if let rawDate {
-            if let parsed = LocalDate(input: rawDate) { date = parsed } else { errors.append(FieldError("date", LocalDate.inputRule)) }
-        }
         if date > today { errors.append(FieldError("date", "is in the future (today is \(today))")) }
         if date < habit.startDate { errors.append(FieldError("date", "is before the habit's start date \(habit.startDate)")) }
         if habit.kind == .numeric, value == nil { errors.append(FieldError("value", "a numeric habit needs a value")) }
@@ -125,42 +85,24 @@ public enum HabitDecider: Decider {
 
     /// A freeze lies within the habit's window: from its start to a year ahead. The same range
     /// again is the freeze already stored, so nothing new is stored.
-    static func frozen(_ habit: Habit, id: UUID, from: String, to: String, reason: String?, today: LocalDate) throws -> [HabitEvent] {
+    static func frozen(_ habit: Habit, id: UUID, _ freeze: Habit.Freeze, today: LocalDate) throws -> [HabitEvent] {
         var errors: [FieldError] = []
-        let start = LocalDate(input: from), end = LocalDate(input: to)
-        if start == nil { errors.append(FieldError("from", LocalDate.inputRule)) }
-        if end == nil { errors.append(FieldError("to", LocalDate.inputRule)) }
-        if let start, start < habit.startDate { errors.append(FieldError("from", "must not be before the habit's start date \(habit.startDate)")) }
-        if let end, let error = HabitDateWindow(today: today).checkNotAfter(end, field: "to") { errors.append(error) }
-        if let start, let end, end < start { errors.append(FieldError("to", "must not be before from")) }
-        if let error = TextRules.optionalLabelError(reason, field: "reason", maxLength: 200) { errors.append(error) }
+        if freeze.from < habit.startDate { errors.append(FieldError("from", "must not be before the habit's start date \(habit.startDate)")) }
+        if let error = HabitDateWindow(today: today).checkNotAfter(freeze.to, field: "to") { errors.append(error) }
         try ValidationFailure.check(errors)
-        guard let start, let end else { return [] }
-        if habit.freezes.values.contains(where: { $0.from == start && $0.to == end }) { return [] }
-        return [.freezeAdded(.init(habitId: habit.id, freezeId: id, from: start, to: end, reason: reason))]
+        if habit.freezes.values.contains(where: { $0.from == freeze.from && $0.to == freeze.to }) { return [] }
+        return [.freezeAdded(.init(habitId: habit.id, freezeId: id, from: freeze.from, to: freeze.to, reason: freeze.reason))]
     }
 
     /// The freeze a `.addFreeze` command refers to once decided: the new one, or the same range
     /// already stored.
-    public static func freezeId(in habit: Habit, from: String, to: String, proposed: UUID) -> UUID {
-        guard let start = LocalDate(from), let end = LocalDate(to) else { return proposed }
-        return habit.freezes.first { $0.value.from == start && $0.value.to == end }?.key ?? proposed
-    }
-
-    static func parseTime(_ raw: String?, field: String, into errors: inout [FieldError]) -> LocalTime? {
-        guard let raw else { return nil }
-        guard let time = LocalTime(raw) else {
-            errors.append(FieldError(field, "must be a time of day as HH:MM"))
-            return nil
-        }
-        return time
+    public static func freezeId(in habit: Habit, _ freeze: Habit.Freeze, proposed: UUID) -> UUID {
+        habit.freezes.first { $0.value.from == freeze.from && $0.value.to == freeze.to }?.key ?? proposed
     }
 
     public static func evolve(_ state: Habit?, _ event: HabitEvent) -> Habit? {
         if case .created(let created) = event {
-            return Habit(id: created.habitId, name: created.name, emoji: created.emoji, color: created.color, kind: created.kind,
-                         target: created.target, unit: created.unit, reminderTime: created.reminderTime, startDate: created.startDate,
-                         schedules: [.init(from: created.startDate, schedule: created.schedule)])
+            return Habit(created)
         }
         guard var habit = state else { return state }
         switch event {

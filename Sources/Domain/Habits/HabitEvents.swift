@@ -67,6 +67,13 @@ public enum HabitEvent: AreaEvent {
             self.startDate = startDate
             self.reminderTime = reminderTime
         }
+
+        /// The event a checked definition creates, from `startDate` on.
+        public init(habitId: UUID, _ definition: HabitDefinition, startDate: LocalDate) {
+            self.init(habitId: habitId, name: definition.name, emoji: definition.emoji, color: definition.color, kind: definition.kind,
+                      target: definition.target, unit: definition.unit, schedule: definition.schedule, startDate: startDate,
+                      reminderTime: definition.reminderTime)
+        }
     }
 
     /// Only the fields that changed; a schedule change carries the date it applies from.

@@ -5,14 +5,11 @@ public enum TaskDecider: Decider {
     public static let initial: TaskSeries? = nil
 
     public static func decide(_ state: TaskSeries?, _ command: TaskCommand, _ now: DecisionTime) throws -> [TaskEvent] {
-        if case .create(let id, let draft) = command {
+        if case .create(let id, let task) = command {
             guard state == nil else { throw ResourceError.conflict("A task with this id already exists.") }
-            guard draft.title != nil else { throw ValidationFailure("title", "is required") }
-            let (due, time) = try parse(draft)
             return [.created(.init(
-                taskId: id, seriesId: id, title: (draft.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
-                notes: draft.notes, priority: draft.priority ?? 2, dueDate: due, dueTime: time, repeat: draft.repeat,
-                anchorDate: draft.repeat == nil ? nil : due, occurrence: 0))]
+                taskId: id, seriesId: id, title: task.title ?? "", notes: task.notes, priority: task.priority ?? 2, dueDate: task.dueDate,
+                dueTime: task.dueTime, repeat: task.repeat, anchorDate: task.repeat == nil ? nil : task.dueDate, occurrence: 0))]
         }
         guard let series = state else { throw ResourceError.notFound }
         switch command {
@@ -49,36 +46,21 @@ public enum TaskDecider: Decider {
         }
     }
 
-    static func parse(_ draft: TaskDraft) throws(ValidationFailure) -> (LocalDate?, LocalTime?) {
-        var errors = TaskRules.validationErrors(title: draft.title, priority: draft.priority, recurrence: draft.repeat,
-                                                hasDueDate: draft.dueDate != nil)
-        let due = draft.dueDate.flatMap { LocalDate(input: $0) }
-        if draft.dueDate != nil, due == nil { errors.append(FieldError("due_date", LocalDate.inputRule)) }
-        let time = draft.dueTime.flatMap(LocalTime.init)
-        if draft.dueTime != nil, time == nil { errors.append(FieldError("due_time", "must be a time of day as HH:MM")) }
-        if draft.dueTime != nil, draft.dueDate == nil { errors.append(FieldError("due_time", "needs a due_date")) }
-        if let notes = draft.notes, notes.count > 10_000 { errors.append(FieldError("notes", "must be at most 10000 characters")) }
-        try ValidationFailure.check(errors)
-        return (due, time)
-    }
-
-    /// The task's fields after the change, whole; nil when nothing would change.
+    /// The task's fields after the change, whole; nil when nothing would change. The change's
+    /// fields were checked when it was read (`TaskChange.validated`).
     static func changed(_ task: TaskSeries.Item, _ change: TaskChange, series: TaskSeries) throws -> TaskEvent.Changed? {
-        if change.changesRepeat { throw ValidationFailure("repeat", "cannot be changed; create a new task") }
         if change.dueDate.isClear, task.repeat != nil {
             throw ValidationFailure("due_date", "a repeating task keeps a due date; delete it or complete it instead")
         }
-        let dueDate = change.dueDate.applied(to: task.dueDate?.description)
-        // Clearing the due date clears its time too; a time sent without any date is refused by parse.
-        let dueTime = dueDate == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: task.dueTime?.description)
-        let merged = TaskDraft(title: change.title, notes: change.notes.newValue, priority: change.priority, dueDate: dueDate, dueTime: dueTime)
-        let (due, time) = try parse(merged)
+        let due = change.dueDate.applied(to: task.dueDate)
+        // Clearing the due date clears its time too; a time sent without any date is refused.
+        let time = due == nil && change.dueTime.newValue == nil ? nil : change.dueTime.applied(to: task.dueTime)
+        if time != nil, due == nil { throw ValidationFailure("due_time", "needs a due_date") }
         // Moving a series' first occurrence moves the series; later ones keep its anchor.
         let reanchor = task.repeat != nil && task.occurrence == 0 && due != series.anchor ? due : nil
         let event = TaskEvent.Changed(
-            taskId: task.id, title: change.title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? task.title,
-            notes: change.notes.applied(to: task.notes), priority: change.priority ?? task.priority, dueDate: due, dueTime: time,
-            anchorDate: reanchor)
+            taskId: task.id, title: change.title ?? task.title, notes: change.notes.applied(to: task.notes),
+            priority: change.priority ?? task.priority, dueDate: due, dueTime: time, anchorDate: reanchor)
         let same = event.title == task.title && event.notes == task.notes && event.priority == task.priority
             && event.dueDate == task.dueDate && event.dueTime == task.dueTime && reanchor == nil
         return same ? nil : event

@@ -108,11 +108,11 @@ struct ReminderLoad: AsyncParsableCommand {
                                           metadata: EventMetadata(actor: "bench"))])
                     let context = CommandContext(userId: userId)
                     for (n, name) in ["Read", "Walk", "Stretch"].enumerated() {
-                        _ = try await habits.create(context, HabitDefinition(name: name, kind: "boolean", schedule: .daily, startDate: "2026-05-01",
-                                                                            reminderTime: n == 0 ? "08:00" : nil))
+                        _ = try await habits.create(context, try HabitDefinition.validated(from: HabitDraft(
+                            name: name, kind: "boolean", schedule: .daily, startDate: "2026-05-01", reminderTime: n == 0 ? "08:00" : nil)).get())
                     }
-                    _ = try await tasks.create(context, TaskDraft(title: "Call", dueDate: "2026-06-01", dueTime: "08:00"))
-                    _ = try await tasks.create(context, TaskDraft(title: "Pay rent", dueDate: "2026-06-01"))
+                    _ = try await tasks.create(context, try TaskDefinition.validated(from: TaskDraft(title: "Call", dueDate: "2026-06-01", dueTime: "08:00")).get())
+                    _ = try await tasks.create(context, try TaskDefinition.validated(from: TaskDraft(title: "Pay rent", dueDate: "2026-06-01")).get())
                     let goal = try await savings.create(context, SavingsGoalDraft(name: "Trip", currency: "EUR"))
                     _ = try await savings.setPlan(context, goal.goal.id, SavingsPlanDraft(amount: "100", anchorDay: .day(6), startMonth: "2026-06"))
                     try await endpoints.setReminders(userId, url: hook, newSecret: WebhookSender.newSecret(), now: clock.now())

@@ -35,7 +35,8 @@ public struct GymDashSyncClient: ClientAdapter {
             }
             let name = (object["device_name"] as? String).map { String($0.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 } ?? "GymDashSync"
             do {
-                let (device, key) = try await devices.pair(code: code, deviceName: name, kind: "phone", address: context.remoteAddress)
+                let phone = try NewDevice.validated(from: DeviceDraft(name: name, kind: DeviceKind.phone.rawValue)).get()
+                let (device, key) = try await devices.pair(code: code, device: phone, address: context.remoteAddress)
                 guard let key else { throw Problem.conflict("This pairing was answered before; pair again with a new code.") }
                 return try ClientJSON(Self.paired(clientId: key, deviceId: device.id, at: clock.now()))
             } catch AuthError.invalidPairingCode {

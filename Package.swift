@@ -32,11 +32,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "Domain", swiftSettings: swiftSettings),
-        // The system's zlib, for gzip answers (the dashboard's files, large JSON reads).
+        // The system's zlib, for gzip answers (the dashboard's files, large JSON reads) and the
+        // sealed event payloads, compressed before they are sealed.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "EventStore",
             dependencies: [
+                "CZlib",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -110,7 +112,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DomainTests", dependencies: ["Domain"], swiftSettings: swiftSettings),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ProjectionsTests",
             dependencies: ["API", "Projections", "EventStore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird")],

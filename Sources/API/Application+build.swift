@@ -45,7 +45,8 @@ public struct AppDependencies: Sendable {
         changeFeedListener: PostgresConnection.Configuration? = nil, changeFeedPoll: Duration = .seconds(1)
     ) async throws {
         let projectors = AreaCatalog.projectors
-        let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: projectors), logger: logger)
+        let store = PostgresEventStore(
+            client: client, keyring: try OwnerKeyring(signingKeys: keys), hook: InlineProjections(projectors: projectors), logger: logger)
         let tokens = try await AccessTokens(keys: keys, clock: clock)
         let accounts = try await AccountService(
             store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)
@@ -130,7 +131,8 @@ public func buildApplication(
 
 /// The account service alone, over an event store with every inline projector: for the CLI.
 public func makeAccountService(client: PostgresClient, keys: [SigningKey], clock: any WallClock, hasher: PasswordHasher = PasswordHasher(), logger: Logger) async throws -> AccountService {
-    let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+    let store = PostgresEventStore(
+        client: client, keyring: try OwnerKeyring(signingKeys: keys), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
     let tokens = try await AccessTokens(keys: keys, clock: clock)
     return try await AccountService(store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger)
 }

@@ -130,7 +130,7 @@ public enum ProblemMapping {
                 return .conflict("The resource was changed by another request; reload it and try again.")
             case .eventIdConflict:
                 return .conflict("This request id was already used for a different change.")
-            case .streamOwnedByAnotherOwner:
+            case .streamOwnedByAnotherOwner, .ownerErased:
                 return .notFound()
             case .invalidEventData:
                 return .invalid([Problem.FieldError(field: "body", message: "contains text that cannot be stored (such as a NUL character)")])

@@ -8,9 +8,12 @@ import ServiceLifecycle
 public struct ProjectionService: Service {
     let daemon: AsyncProjectionDaemon
 
-    public init(client: PostgresClient, listener: PostgresConnection.Configuration?, projectors: [any Projector], pollInterval: Duration, logger: Logger) {
+    public init(
+        client: PostgresClient, keyring: OwnerKeyring, listener: PostgresConnection.Configuration?, projectors: [any Projector],
+        pollInterval: Duration, logger: Logger
+    ) {
         let runners = projectors.filter { $0.mode == .async }.map {
-            AsyncProjectorRunner(projector: $0, client: client, batchSize: $0.batchSize, logger: logger)
+            AsyncProjectorRunner(projector: $0, client: client, keyring: keyring, batchSize: $0.batchSize, logger: logger)
         }
         daemon = AsyncProjectionDaemon(runners: runners, listener: listener, pollInterval: pollInterval, logger: logger)
     }

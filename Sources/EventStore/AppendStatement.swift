@@ -10,11 +10,11 @@ struct AppendArguments: Sendable {
     var eventIds: [UUID]
     var types: [String]
     var schemaVersions: [Int16]
-    var data: [String]
-    var metadata: [String]
+    /// Each event's payload and metadata, sealed (`SealedPayload`).
+    var sealed: [ByteBuffer]
 
     func bindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
+        var bindings = PostgresBindings(capacity: 8)
         bindings.append(streamId)
         bindings.append(ownerId)
         bindings.append(streamType)
@@ -22,8 +22,7 @@ struct AppendArguments: Sendable {
         bindings.append(eventIds)
         bindings.append(types)
         bindings.append(schemaVersions)
-        bindings.append(data)
-        bindings.append(metadata)
+        bindings.append(sealed)
         return bindings
     }
 
@@ -31,7 +30,7 @@ struct AppendArguments: Sendable {
     static func sql(_ function: String) -> String {
         """
         SELECT out_global_position, out_stream_version, out_transaction_id, out_recorded_at, out_replayed
-        FROM \(function)($1, $2, $3, $4::bigint, $5::uuid[], $6::text[], $7::smallint[], $8::text[]::jsonb[], $9::text[]::jsonb[])
+        FROM \(function)($1, $2, $3, $4::bigint, $5::uuid[], $6::text[], $7::smallint[], $8::bytea[])
         """
     }
 }
@@ -48,16 +47,16 @@ extension AppendCall {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-/// `lifelog_append_fresh` (schema/0018): the first attempt, without the replay check.
+/// `lifelog_append_sealed_fresh` (schema/0025, as 0018's): the first attempt, without the replay check.
 struct FreshAppendStatement: AppendCall {
-    static let name = "lifelog_append_fresh_v1"
-    static let sql = AppendArguments.sql("lifelog_append_fresh")
+    static let name = "lifelog_append_sealed_fresh_v1"
+    static let sql = AppendArguments.sql("lifelog_append_sealed_fresh")
     var arguments: AppendArguments
 }
 
-/// `lifelog_append`: a re-sent batch answers with what is stored, a conflict with its error.
+/// `lifelog_append_sealed`: a re-sent batch answers with what is stored, a conflict with its error.
 struct AppendStatement: AppendCall {
-    static let name = "lifelog_append_v1"
-    static let sql = AppendArguments.sql("lifelog_append")
+    static let name = "lifelog_append_sealed_v1"
+    static let sql = AppendArguments.sql("lifelog_append_sealed")
     var arguments: AppendArguments
 }

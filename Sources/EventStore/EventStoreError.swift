@@ -13,6 +13,8 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case appendNotFirstWrite
     /// An event payload or metadata is not a JSON object.
     case invalidEventData(String)
+    /// The owner's data key was deleted (the account was erased): nothing more is written for them.
+    case ownerErased(UUID)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum EventStoreError: Error, Sendable, Equatable, CustomStringConvertible
             "an append must be the first write of its transaction"
         case let .invalidEventData(reason):
             "invalid event data: \(reason)"
+        case let .ownerErased(owner):
+            "owner \(owner) was erased; nothing more is stored for them"
         }
     }
 }

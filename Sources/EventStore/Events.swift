@@ -54,8 +54,17 @@ public struct RecordedEvent: Sendable, Equatable {
     public var data: String
     public var metadataJSON: String
     public var recordedAt: Date
+    /// Its owner was erased: the event keeps its place in the log (position, stream, type), and
+    /// its payload can no longer be read. Readers pass over it.
+    public var shredded = false
 
     public var globalPosition: Int64 { position.globalPosition }
+
+    mutating func shred() {
+        shredded = true
+        data = "{}"
+        metadataJSON = "{}"
+    }
 
     public func metadata() throws -> EventMetadata {
         try JSONDecoder().decode(EventMetadata.self, from: Data(metadataJSON.utf8))

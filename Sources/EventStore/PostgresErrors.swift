@@ -53,4 +53,5 @@ public enum PostgresErrors {
     public static let streamOwnedByAnotherOwner = "LL003"
     public static let appendOnlyViolation = "LL004"
     public static let appendNotFirstWrite = "LL005"
+    public static let ownerErased = "LL006"
 }

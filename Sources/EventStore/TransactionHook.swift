@@ -5,7 +5,7 @@ import PostgresNIO
 /// Work that must commit or fail together with an append: the inline projectors.
 /// The event store calls it inside the append's transaction, after the events are stored.
 public protocol AppendHook: Sendable {
-    func didAppend(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws
+    func didAppend(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws
 }
 
 /// Advisory lock keys lifelog uses, as (class, object) pairs in one namespace.

@@ -8,17 +8,19 @@ import PostgresNIO
 public struct AsyncProjectorRunner: Sendable {
     public let projector: any Projector
     let client: PostgresClient
+    let keyring: OwnerKeyring
     let batchSize: Int
     let logger: Logger
     /// Called after each committed batch (metrics, benchmarks).
     let onBatch: (@Sendable ([RecordedEvent]) -> Void)?
 
     public init(
-        projector: any Projector, client: PostgresClient, batchSize: Int = 1_000, logger: Logger,
+        projector: any Projector, client: PostgresClient, keyring: OwnerKeyring, batchSize: Int = 1_000, logger: Logger,
         onBatch: (@Sendable ([RecordedEvent]) -> Void)? = nil
     ) {
         self.projector = projector
         self.client = client
+        self.keyring = keyring
         self.batchSize = batchSize
         self.logger = logger
         self.onBatch = onBatch
@@ -32,7 +34,7 @@ public struct AsyncProjectorRunner: Sendable {
     public func runBatch() async throws -> Int {
         let projector = self.projector
         let batchSize = self.batchSize
-        let logger = self.logger
+        let (logger, keyring) = (self.logger, self.keyring)
         let applied: [RecordedEvent]
         do {
             applied = try await client.transaction(logger: logger) { connection in
@@ -46,7 +48,8 @@ public struct AsyncProjectorRunner: Sendable {
                 let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
                 let frontier = try await PostgresEventStore.frontier(on: connection, logger: logger)
                 let events = try await PostgresEventStore.readAll(
-                    after: checkpoint, below: frontier, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                    after: checkpoint, below: frontier, limit: batchSize, types: projector.eventTypes, keyring: keyring,
+                    on: connection, logger: logger)
                 var next = events.last?.position
                 if events.count < batchSize, projector.eventTypes != nil,
                    let head = try await PostgresEventStore.head(below: frontier, on: connection, logger: logger), head > (next ?? checkpoint),
@@ -63,7 +66,7 @@ public struct AsyncProjectorRunner: Sendable {
                     try await connection.run("SET LOCAL synchronous_commit = off", logger: logger)
                 } else {
                     // An event it cannot apply is set aside (DeadLetters), not a stop for everyone.
-                    try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
+                    try await DeadLetters.apply(events, with: projector, keyring: keyring, on: connection, logger: logger)
                 }
                 try await Checkpoints.write(projector.name, next, on: connection, logger: logger)
                 return events

@@ -37,12 +37,14 @@ public enum DeadLetters {
     /// `search_path` finds, so a rebuild records into its shadow schema). Returns those set aside.
     @discardableResult
     public static func apply(
-        _ events: [RecordedEvent], with projector: any Projector, on connection: PostgresConnection, logger: Logger
+        _ events: [RecordedEvent], with projector: any Projector, keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Entry] {
+        // An erased owner's events keep their place in the log and are passed over.
+        let events = events.filter { !$0.shredded }
         guard !events.isEmpty else { return [] }
         try await connection.run("SAVEPOINT lifelog_batch", logger: logger)
         do {
-            try await projector.apply(events, on: connection, logger: logger)
+            try await projector.apply(events, keyring: keyring, on: connection, logger: logger)
             try await connection.run("RELEASE SAVEPOINT lifelog_batch", logger: logger)
             return []
         } catch where isEventFault(error) {
@@ -52,7 +54,7 @@ public enum DeadLetters {
         for event in events {
             try await connection.run("SAVEPOINT lifelog_event", logger: logger)
             do {
-                try await projector.apply([event], on: connection, logger: logger)
+                try await projector.apply([event], keyring: keyring, on: connection, logger: logger)
                 try await connection.run("RELEASE SAVEPOINT lifelog_event", logger: logger)
             } catch where isEventFault(error) {
                 try await connection.run("ROLLBACK TO SAVEPOINT lifelog_event", logger: logger)
@@ -96,7 +98,9 @@ public enum DeadLetters {
     /// of the data it needs): each that applies now leaves the table, each that still fails stays
     /// with its new error. Holds the projector's lock, so its async batches wait meanwhile.
     /// Returns (applied, still failing).
-    public static func retry(_ projector: any Projector, client: PostgresClient, logger: Logger) async throws -> (applied: Int, failing: Int) {
+    public static func retry(
+        _ projector: any Projector, client: PostgresClient, keyring: OwnerKeyring, logger: Logger
+    ) async throws -> (applied: Int, failing: Int) {
         do {
             return try await client.transaction(logger: logger) { connection in
                 let key = AdvisoryLock.projector(projector.name)
@@ -106,8 +110,8 @@ public enum DeadLetters {
                     """, logger: logger)
                 var positions: [Int64] = []
                 for try await position in rows.decode(Int64.self) { positions.append(position) }
-                let events = try await PostgresEventStore.readEvents(positions: positions, on: connection, logger: logger)
-                let failed = try await apply(events, with: projector, on: connection, logger: logger)
+                let events = try await PostgresEventStore.readEvents(positions: positions, keyring: keyring, on: connection, logger: logger)
+                let failed = try await apply(events, with: projector, keyring: keyring, on: connection, logger: logger)
                 let stillFailing = failed.map(\.position.globalPosition)
                 try await connection.run("""
                     DELETE FROM projection_dead_letters

@@ -21,10 +21,10 @@ extension ProjectionRebuilder {
             let batch: [RecordedEvent] = try await connection.transaction(logger: logger) { connection in
                 try await connection.run("SELECT set_config('search_path', \(shadowPath), true)", logger: logger)
                 let events = try await PostgresEventStore.readAll(
-                    after: from, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                    after: from, limit: batchSize, types: projector.eventTypes, keyring: keyring, on: connection, logger: logger)
                 guard let last = events.last else { return [] }
                 // Into the shadow schema's dead letters: they replace the live ones at the cutover.
-                try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
+                try await DeadLetters.apply(events, with: projector, keyring: keyring, on: connection, logger: logger)
                 try await Self.saveProgress(projector.name, last.position, applied: done + Int64(events.count), on: connection, logger: logger)
                 return events
             }
@@ -57,9 +57,9 @@ extension ProjectionRebuilder {
         var applied = applied
         while true {
             let events = try await PostgresEventStore.readAllUnderExclusiveGate(
-                after: position, limit: batchSize, types: projector.eventTypes, on: connection, logger: logger)
+                after: position, limit: batchSize, types: projector.eventTypes, keyring: keyring, on: connection, logger: logger)
             guard let last = events.last else { break }
-            try await DeadLetters.apply(events, with: projector, on: connection, logger: logger)
+            try await DeadLetters.apply(events, with: projector, keyring: keyring, on: connection, logger: logger)
             position = last.position
             applied += Int64(events.count)
         }

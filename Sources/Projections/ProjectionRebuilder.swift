@@ -61,6 +61,8 @@ public struct ProjectionRebuilder: Sendable {
     public static let shadowSchema = "lifelog_rebuild"
 
     let client: PostgresClient
+    /// Opens the log's sealed payloads; an erased owner's events are passed over.
+    let keyring: OwnerKeyring
     let logger: Logger
     let batchSize: Int
     let clock: ContinuousClock
@@ -70,9 +72,10 @@ public struct ProjectionRebuilder: Sendable {
     let cutoverLockTimeout: Duration
     let cutoverAttempts: Int
 
-    public init(client: PostgresClient, logger: Logger, batchSize: Int = 5_000, clock: ContinuousClock = ContinuousClock(),
+    public init(client: PostgresClient, keyring: OwnerKeyring, logger: Logger, batchSize: Int = 5_000, clock: ContinuousClock = ContinuousClock(),
                 cutoverLockTimeout: Duration = .seconds(2), cutoverAttempts: Int = 5) {
         self.client = client
+        self.keyring = keyring
         self.logger = logger
         self.batchSize = batchSize
         self.clock = clock

@@ -29,11 +29,19 @@ public protocol Projector: Sendable {
     var pace: Duration { get }
     /// Applies a batch in log order. Must give the same rows however the log is cut into batches.
     func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws
+    /// The same, for a projector that reads more of the log than its batch (a request's other
+    /// events): `keyring` opens their sealed payloads. Every runner calls this one; by default
+    /// it is the one above.
+    func apply(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws
 }
 
 extension Projector {
     public var batchSize: Int { 1_000 }
     public var pace: Duration { .zero }
+
+    public func apply(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
+        try await apply(events, on: connection, logger: logger)
+    }
 
     func accepts(_ event: RecordedEvent) -> Bool {
         eventTypes.map { $0.contains(event.type) } ?? true
@@ -53,11 +61,11 @@ public struct InlineProjections: AppendHook {
         self.projectors = projectors.filter { $0.mode == .inline }
     }
 
-    public func didAppend(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+    public func didAppend(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
         for projector in projectors {
             let relevant = projector.eventTypes == nil ? events : events.filter(projector.accepts)
             if !relevant.isEmpty {
-                try await projector.apply(relevant, on: connection, logger: logger)
+                try await projector.apply(relevant, keyring: keyring, on: connection, logger: logger)
             }
         }
     }

@@ -31,7 +31,8 @@ struct RestoreCommand: AsyncParsableCommand {
     @Argument(help: "The backup file.") var file: String
 
     func run() async throws {
-        let configuration = try Environment.configuration()
+        let configuration = try Environment.configuration(signingKeys: true)
+        let keyring = try Environment.keyring(configuration)
         let logger = Environment.logger("lifelog.restore", level: .warning)
         let file = self.file
         try await Environment.withOwnerClient(configuration, logger: logger) { client in
@@ -40,7 +41,7 @@ struct RestoreCommand: AsyncParsableCommand {
             } catch let failure as DatabaseBackup.Failure {
                 throw CLIError(failure.description)
             }
-            try await ProjectionsCommand.Rebuild.rebuild(AreaCatalog.projectors, client: client, logger: logger)
+            try await ProjectionsCommand.Rebuild.rebuild(AreaCatalog.projectors, client: client, keyring: keyring, logger: logger)
         }
         print("restored \(file) into \(configuration.databaseURL.database)")
     }

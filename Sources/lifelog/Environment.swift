@@ -21,6 +21,43 @@ enum Environment {
         }
     }
 
+    /// The owners' data keys, wrapped by the server's key: every command that reads or writes
+    /// events needs the key the server runs with (`configuration(signingKeys: true)`).
+    static func keyring(_ configuration: ServerConfiguration) throws -> OwnerKeyring {
+        do {
+            return try OwnerKeyring(signingKeys: configuration.signingKeys)
+        } catch {
+            throw CLIError("no server key to open the log with: set JWT_SECRET or JWT_KEYS as the server has them")
+        }
+    }
+
+    /// Seals the events stored before payloads were sealed (schema/0025), once, as the owner;
+    /// only then is the server's key needed (a new install has none to seal).
+    static func sealPlainEvents(_ configuration: ServerConfiguration, logger: Logger) async throws {
+        let remain = try await withOwnerClient(configuration, logger: logger) { client in
+            try await PlainPayloads.remain(client: client, logger: logger)
+        }
+        guard remain else { return }
+        let keyring = try keyring(configuration.signingKeys.isEmpty ? self.configuration(signingKeys: true) : configuration)
+        try await withOwnerClient(configuration, logger: logger) { client in
+            let sealed = try await PlainPayloads.sealAll(client: client, keyring: keyring, logger: logger)
+            logger.notice("sealed the events stored before payloads were sealed", metadata: ["events": "\(sealed)"])
+        }
+    }
+
+    /// Keys wrapped by a server key being rotated out move to the first one (`serve`, at start).
+    static func rewrapOwnerKeys(_ keyring: OwnerKeyring, _ configuration: ServerConfiguration, logger: Logger) async throws {
+        try await withOwnerClient(configuration, logger: logger) { client in
+            let rewrapped: Int
+            do {
+                rewrapped = try await keyring.rewrapAll(client: client, logger: logger)
+            } catch let unavailable as OwnerKeyring.KeyUnavailable {
+                throw CLIError(unavailable.description)
+            }
+            if rewrapped > 0 { logger.notice("rewrapped owners' keys under the first server key", metadata: ["keys": "\(rewrapped)"]) }
+        }
+    }
+
     static func migrator(_ configuration: ServerConfiguration) throws -> Migrator {
         do {
             return try Migrator(directory: configuration.schemaDirectory)

@@ -19,14 +19,16 @@ struct ImportCommand: AsyncParsableCommand {
         @Argument(help: "export.zip (needs `unzip`) or export.xml") var file: String
 
         func run() async throws {
-            let configuration = try Environment.configuration()
+            let configuration = try Environment.configuration(signingKeys: true)
+            let keyring = try Environment.keyring(configuration)
             let logger = Environment.logger("lifelog.import", level: .warning)
             let path = file, email = self.email
             guard FileManager.default.isReadableFile(atPath: path) else { throw CLIError("cannot read \(path)") }
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
             let source = try ExportSource(path: path)
             let summary = try await Environment.withOwnerClient(configuration, logger: logger) { client in
-                let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+                let store = PostgresEventStore(
+                    client: client, keyring: keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
                 guard let userId = try await AccountsReadModel(client: client, logger: logger).userId(email: email) else {
                     throw CLIError("no account has this email")
                 }

@@ -13,6 +13,7 @@ struct Migrate: AsyncParsableCommand {
         let applied = try await Environment.withOwnerClient(configuration, logger: logger) { client in
             try await migrator.migrate(on: client, logger: logger)
         }
+        try await Environment.sealPlainEvents(configuration, logger: logger)
         if applied.isEmpty {
             print("schema is up to date (\(migrator.migrations.count) migrations)")
         } else {

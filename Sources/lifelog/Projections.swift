@@ -46,10 +46,11 @@ struct ProjectionsCommand: AsyncParsableCommand {
             guard let projector = ProjectionCatalog.named(name, in: catalog) else {
                 throw CLIError("no projector is named \(name); known: \(catalog.map(\.name).joined(separator: ", "))")
             }
-            let configuration = try Environment.configuration()
+            let configuration = try Environment.configuration(signingKeys: true)
+            let keyring = try Environment.keyring(configuration)
             let logger = Environment.logger("lifelog.projections", level: .warning)
             let (applied, failing) = try await Environment.withOwnerClient(configuration, logger: logger) { client in
-                let outcome = try await DeadLetters.retry(projector, client: client, logger: logger)
+                let outcome = try await DeadLetters.retry(projector, client: client, keyring: keyring, logger: logger)
                 return (outcome.applied, try await DeadLetters.list(projector.name, client: client, logger: logger))
             }
             print("\(projector.name): \(applied) applied, \(failing.count) still set aside")
@@ -89,17 +90,20 @@ struct ProjectionsCommand: AsyncParsableCommand {
             } else {
                 throw CLIError("no projector is named \(name ?? ""); known: \(catalog.map(\.name).joined(separator: ", "))")
             }
-            let configuration = try Environment.configuration()
+            let configuration = try Environment.configuration(signingKeys: true)
+            let keyring = try Environment.keyring(configuration)
             let logger = Environment.logger("lifelog.rebuild", level: .warning)
             let batchSize = self.batchSize
             try await Environment.withOwnerClient(configuration, logger: logger) { client in
-                try await Self.rebuild(projectors, client: client, logger: logger, batchSize: batchSize)
+                try await Self.rebuild(projectors, client: client, keyring: keyring, logger: logger, batchSize: batchSize)
             }
         }
 
         /// Rebuilds each projector in turn, with its progress on stderr and a line when done.
-        static func rebuild(_ projectors: [any Projector], client: PostgresClient, logger: Logger, batchSize: Int = 5_000) async throws {
-            let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: batchSize)
+        static func rebuild(
+            _ projectors: [any Projector], client: PostgresClient, keyring: OwnerKeyring, logger: Logger, batchSize: Int = 5_000
+        ) async throws {
+            let rebuilder = ProjectionRebuilder(client: client, keyring: keyring, logger: logger, batchSize: batchSize)
             for projector in projectors {
                 let printer = ProgressPrinter()
                 let report: RebuildReport

@@ -15,13 +15,15 @@ struct RemindersCommand: AsyncParsableCommand {
         subcommands: [Run.self, Daemon.self, Preview.self])
 
     /// Runs `body` with a reminder job over the owner's connection and an HTTP client for webhooks.
-    /// `pushes`: the job will push, and needs the signing keys that open the webhooks' sealed
-    /// secrets (a preview pushes nothing and reads no key).
-    static func withJob<T: Sendable>(pushes: Bool = true, _ body: @escaping @Sendable (ReminderJob, ReminderPlanning) async throws -> T) async throws -> T {
-        let configuration = try Environment.configuration(signingKeys: pushes)
+    /// Every run reads the server's key: it opens the log's sealed payloads and the webhooks'
+    /// sealed secrets.
+    static func withJob<T: Sendable>(_ body: @escaping @Sendable (ReminderJob, ReminderPlanning) async throws -> T) async throws -> T {
+        let configuration = try Environment.configuration(signingKeys: true)
+        let keyring = try Environment.keyring(configuration)
         let logger = Environment.logger("lifelog.reminders", level: configuration.logLevel)
         return try await Environment.withOwnerClient(configuration, logger: logger) { client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let store = PostgresEventStore(
+                client: client, keyring: keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let http = WebhookSender.makeClient()
             do {
                 let clock = SystemClock()
@@ -79,7 +81,7 @@ struct RemindersCommand: AsyncParsableCommand {
             }
             guard start < end, end.timeIntervalSince(start) <= 366 * 86_400 else { throw CLIError("--to must be after --from, by at most a year") }
             let email = self.email
-            let lines = try await RemindersCommand.withJob(pushes: false) { _, planning in
+            let lines = try await RemindersCommand.withJob { _, planning in
                 let user: ReminderUser
                 do { user = try await planning.user(email: email) } catch ResourceError.notFound { throw CLIError("no account has this email") }
                 return try await planning.plan(user, from: start, to: end).map(ReminderPreviewLine.json)

@@ -35,6 +35,9 @@ struct Serve: AsyncParsableCommand {
         guard pending.isEmpty else {
             throw CLIError("\(pending.count) migration(s) are not applied (first: \(pending[0].fileName)); run `lifelog migrate`")
         }
+        // Events stored before payloads were sealed are sealed now, and keys rewrapped.
+        try await Environment.sealPlainEvents(configuration, logger: logger)
+        try await Environment.rewrapOwnerKeys(try Environment.keyring(configuration), configuration, logger: logger)
         // Webhook secrets stored before they were sealed are sealed now, under this server's key.
         try await Environment.withOwnerClient(configuration, logger: logger) { client in
             let sealed = try await WebhookEndpointStore(client: client, sealer: SecretSealer(signingKeys: configuration.signingKeys), logger: logger)
@@ -74,7 +77,7 @@ struct Serve: AsyncParsableCommand {
             changeFeedListener: try databaseURL.connectionConfiguration(applicationName: "lifelog-change-feed"))
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
-            client: client, listener: try configuration.databaseURL.connectionConfiguration(),
+            client: client, keyring: dependencies.store.keyring, listener: try configuration.databaseURL.connectionConfiguration(),
             projectors: dependencies.projectors, pollInterval: configuration.projectorPollInterval, logger: logger)
 
         // Wakes every instance's async projectors after this process's appends commit.

@@ -27,14 +27,14 @@ import TestSupport
             let logger = TestDatabase.logger
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(maximumConnections: 2), logger: logger) { original in
                 // Read models kept by async projectors lag in the harness: both sides are compared fully rebuilt.
-                let originalRebuilder = ProjectionRebuilder(client: original, logger: logger)
+                let originalRebuilder = ProjectionRebuilder(client: original, keyring: AppHarness.keyring, logger: logger)
                 for projector in AreaCatalog.projectors { _ = try await originalRebuilder.rebuild(projector) }
                 let tables = try await Self.tables(original)
                 #expect(tables.contains("events") && tables.contains("rm_habits") && tables.count > 30, "\(tables)")
                 try await TestDatabase.with(migrated: false) { target in
                     try await PostgresClient.withRunning(target.ownerConfiguration(maximumConnections: 4), logger: logger) { restored in
                         try await DatabaseBackup.restore(target.ownerURL, from: file, client: restored, logger: logger)
-                        let rebuilder = ProjectionRebuilder(client: restored, logger: logger)
+                        let rebuilder = ProjectionRebuilder(client: restored, keyring: AppHarness.keyring, logger: logger)
                         for projector in AreaCatalog.projectors { _ = try await rebuilder.rebuild(projector) }
 
                         #expect(try await Self.tables(restored) == tables)

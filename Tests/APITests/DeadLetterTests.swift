@@ -39,9 +39,9 @@ import TestSupport
         try await AppHarness.with(now: Self.now) { harness, http in
             let client = harness.client
             let logger = TestDatabase.logger
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let runners = AreaCatalog.projectors.filter { $0.mode == .async }.map {
-                AsyncProjectorRunner(projector: $0, client: client, batchSize: $0.batchSize, logger: logger)
+                AsyncProjectorRunner(projector: $0, client: client, keyring: AppHarness.keyring, batchSize: $0.batchSize, logger: logger)
             }
             // User A's log holds the poison, as a log written before the edge checked dates does.
             let registered = try await http.register("poisoned@example.com")
@@ -82,13 +82,13 @@ import TestSupport
 
             // Retrying meets the same fault: it stays set aside, counted once more.
             let projector = try #require(ProjectionCatalog.named(setAside[0].name, in: AreaCatalog.projectors))
-            let retried = try await DeadLetters.retry(projector, client: client, logger: logger)
+            let retried = try await DeadLetters.retry(projector, client: client, keyring: AppHarness.keyring, logger: logger)
             #expect(retried.applied == 0 && retried.failing == 1)
             #expect(try await DeadLetters.list(projector.name, client: client, logger: logger).first?.attempts == 2)
             // A rebuild (run as the schema's owner, as `lifelog projections rebuild` is) replays
             // the whole log past it, and keeps it on the list.
             let report = try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: logger) { owner in
-                try await ProjectionRebuilder(client: owner, logger: logger).rebuild(projector)
+                try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger).rebuild(projector)
             }
             #expect(report.eventsApplied > 0)
             #expect(try await DeadLetters.list(projector.name, client: client, logger: logger).count == 1)

@@ -24,7 +24,7 @@ import TestSupport
             // 400 days of logs, written past the service (as another instance would), 50 to a
             // transaction: a long transaction would hold back every other test's async readers
             // (the log's frontier is the cluster's oldest running transaction).
-            let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
+            let store = PostgresEventStore(client: harness.client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
             let start = try #require(LocalDate("2021-06-01"))
             for habitId in habitIds {
                 for chunk in stride(from: 0, to: 400, by: 50) {

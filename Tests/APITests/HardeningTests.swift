@@ -199,7 +199,7 @@ import TestSupport
 
     @Test func aBatchWithARepeatedEventIdIsRefused() async throws {
         try await TestDatabase.withAppClient { _, client in
-            let store = PostgresEventStore(client: client, logger: TestDatabase.logger)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: TestDatabase.logger)
             let event = Fixtures.event()
             let stream = Fixtures.stream()
             await #expect(throws: EventStoreError.eventIdConflict(stream: stream.id)) {

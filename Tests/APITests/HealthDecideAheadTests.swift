@@ -28,7 +28,7 @@ import TestSupport
         try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2024-06-02T10:00:00Z") ?? Date()) { harness, http in
             let token = try #require(try await http.register("ahead@example.com").string("access_token"))
             let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
-            let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
+            let store = PostgresEventStore(client: harness.client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
             try await body(HealthService(store: store, clock: harness.clock, logger: TestDatabase.logger), owner, harness.client)
         }
     }

@@ -20,7 +20,7 @@ import TestSupport
 
     /// A job over the harness's database and clock.
     static func withJob(_ harness: AppHarness, allowPrivate: Bool = true, _ body: (ReminderJob) async throws -> Void) async throws {
-        let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
+        let store = PostgresEventStore(client: harness.client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
         let http = WebhookSender.makeClient()
         do {
             try await body(ReminderJob(store: store, http: http, planning: harness.services.planning, allowPrivateWebhooks: allowPrivate,

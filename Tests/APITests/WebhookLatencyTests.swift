@@ -18,7 +18,7 @@ import TestSupport
                              statuses: [Int] = []) async throws {
         try await WebhookReceiver.with(statuses: statuses) { receiver, url in
             try await AppHarness.with(now: Date(), asyncProjectors: true, allowPrivateWebhooks: true) { harness, http in
-                let store = PostgresEventStore(client: harness.client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
+                let store = PostgresEventStore(client: harness.client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
                 // The real clock: due times are compared with it, and the daemon sleeps in real time.
                 let job = ReminderJob(store: store, http: WebhookSender.shared, planning: harness.services.planning, allowPrivateWebhooks: true,
                                       sealer: harness.accounts.secretSealer, clock: SystemClock(), logger: TestDatabase.logger)

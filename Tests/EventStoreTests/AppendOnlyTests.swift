@@ -18,7 +18,7 @@ import TestSupport
         try await TestDatabase.with { database in
             let configuration = asOwner ? database.ownerConfiguration() : database.appConfiguration()
             try await PostgresClient.withRunning(configuration, logger: logger) { client in
-                let store = PostgresEventStore(client: client, logger: logger)
+                let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
                 let stream = Fixtures.stream()
                 try await store.append(to: stream, expected: .noStream, events: [Fixtures.event()])
                 for change in Self.changes {

@@ -10,7 +10,7 @@ import TestSupport
 struct ChaosHook: AppendHook {
     struct Rollback: Error {}
 
-    func didAppend(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+    func didAppend(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
         guard let first = events.first else { return }
         switch first.type {
         case "test.slow":
@@ -37,7 +37,7 @@ struct ChaosHook: AppendHook {
                         VALUES (\(tx)::xid8, gen_random_uuid(), gen_random_uuid(), \(stream), 1, 'test', '{}', '{}')
                         """, logger: logger)
                 }
-                let store = PostgresEventStore(client: client, logger: logger)
+                let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
                 let all = try await store.readAll(after: .start, limit: 10)
                 try #require(all.map(\.streamId) == ["t-a", "t-b", "t-c"])
                 let afterFirst = try await store.readAll(after: all[0].position, limit: 10)
@@ -52,7 +52,7 @@ struct ChaosHook: AppendHook {
     @Test(arguments: [UInt64(1), 7, 42])
     func readerSeesEveryCommittedEventExactlyOnce(seed: UInt64) async throws {
         try await TestDatabase.withAppClient { _, client in
-            let store = PostgresEventStore(client: client, hook: ChaosHook(), logger: logger)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, hook: ChaosHook(), logger: logger)
             let owner = UUID()
             let shared = (0..<3).map { _ in Fixtures.stream(owner: owner) }
             let writersDone = Flag()

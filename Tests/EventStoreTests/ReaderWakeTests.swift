@@ -48,7 +48,7 @@ import TestSupport
         try await TestDatabase.withAppClient { database, client in
             // Nobody follows this signal, so only the appends themselves could notify.
             let signal = CommitSignal()
-            let store = PostgresEventStore(client: client, logger: logger, commits: signal)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger, commits: signal)
             let stream = Fixtures.stream()
             let seen = try await notifications(database, until: "marker") {
                 // Both paths: the single statement, and a transaction with work after the append.
@@ -64,7 +64,7 @@ import TestSupport
     @Test func onlyAnAppendThatStoredEventsRingsTheSignal() async throws {
         try await TestDatabase.withAppClient { _, client in
             let signal = CommitSignal()
-            let store = PostgresEventStore(client: client, logger: logger, commits: signal)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger, commits: signal)
             let stream = Fixtures.stream()
             let event = Fixtures.event()
             try await store.append(to: stream, expected: .noStream, events: [event])
@@ -75,13 +75,13 @@ import TestSupport
             }
             #expect(!signal.takeIfRung())
             // Stores on one client share its signal by default: that is what a ReaderWaker follows.
-            #expect(PostgresEventStore(client: client, logger: logger).commits === CommitSignal.of(client))
+            #expect(PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger).commits === CommitSignal.of(client))
         }
     }
 
     @Test func theWakerAnnouncesACommitPromptly() async throws {
         try await TestDatabase.withAppClient { database, client in
-            let store = PostgresEventStore(client: client, logger: logger)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
             let waker = ReaderWaker(client: client, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await waker.run() }
@@ -124,7 +124,7 @@ import TestSupport
             let logger = self.logger
             let seen = try await notifications(database, until: "") {
                 try await PostgresClient.withRunning(database.appConfiguration(maximumConnections: 2), logger: logger) { client in
-                    _ = try await PostgresEventStore(client: client, logger: logger)
+                    _ = try await PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
                         .append(to: Fixtures.stream(), expected: .any, events: [Fixtures.event()])
                 }
             }

@@ -84,7 +84,7 @@ enum HealthHistory {
             let scored = (recovery.object["items"] as? [[String: Any]] ?? []).filter { $0["score"] is Double }
             #expect(scored.count >= 10, "\(recovery.text)")
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
-                let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 3)
+                let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: TestDatabase.logger, batchSize: 3)
                 _ = try await rebuilder.rebuild(HealthDailyProjector())
             }
             for table in tables {
@@ -122,7 +122,7 @@ enum HealthHistory {
                 #expect((before[table] ?? []).isEmpty == false, "\(table) holds nothing to compare")
             }
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
-                let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 3)
+                let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: TestDatabase.logger, batchSize: 3)
                 _ = try await rebuilder.rebuild(HealthAuditProjector())
             }
             for table in HealthAuditProjector().tables {

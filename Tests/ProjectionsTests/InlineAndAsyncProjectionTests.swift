@@ -41,7 +41,7 @@ import TestSupport
             func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws { throw Boom() }
         }
         try await TestDatabase.withAppClient { _, client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors + [Failing()]), logger: logger)
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors + [Failing()]), logger: logger)
             let stream = Fixtures.stream()
             await #expect(throws: Failing.Boom.self) {
                 try await store.append(to: stream, expected: .any, events: [Fixtures.event(type: "test.poison")])
@@ -57,7 +57,7 @@ import TestSupport
         try await TestDatabase.withAppClient { _, client in
             let store = ProjectionFixtures.store(client)
             try await ProjectionFixtures.writeHistory(store, appends: 120, seed: 3)
-            let runners = (0..<3).map { _ in AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, batchSize: 17, logger: logger) }
+            let runners = (0..<3).map { _ in AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, keyring: AppHarness.keyring, batchSize: 17, logger: logger) }
             // Three instances race; the projector lock and the checkpoint make them take turns.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for runner in runners { group.addTask { try await runner.catchUp() } }
@@ -96,7 +96,7 @@ import TestSupport
         try await TestDatabase.withAppClient { _, client in
             let store = ProjectionFixtures.store(client)
             let projector = Wanted()
-            let runner = AsyncProjectorRunner(projector: projector, client: client, logger: logger)
+            let runner = AsyncProjectorRunner(projector: projector, client: client, keyring: AppHarness.keyring, logger: logger)
             func others(_ count: Int) async throws {
                 for _ in 0..<count { try await store.append(to: Fixtures.stream(), expected: .noStream, events: [Fixtures.event(type: "demo.logged")]) }
             }
@@ -148,7 +148,7 @@ import TestSupport
             let before = try await ProjectorStatus.load([OwnerActivityProjector()], client: client, logger: logger)
             #expect(before.first?.lagEvents == Int64(written))
             #expect((before.first?.lagSeconds ?? -1) >= 0)
-            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, logger: logger))
+            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, keyring: AppHarness.keyring, logger: logger))
             let after = try await ProjectorStatus.load([OwnerActivityProjector()], client: client, logger: logger)
             #expect(after.first?.lagEvents == 0)
             #expect(after.first?.lagSeconds == 0)
@@ -158,7 +158,7 @@ import TestSupport
     @Test func theDaemonWakesOnNotifyAndFollowsTheLog() async throws {
         try await TestDatabase.withAppClient { database, client in
             let store = ProjectionFixtures.store(client)
-            let runner = AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, logger: logger)
+            let runner = AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, keyring: AppHarness.keyring, logger: logger)
             // A long poll interval: only the notification (and the re-check while other databases'
             // transactions hold the cluster-wide frontier back) can catch up within the deadline.
             let daemon = AsyncProjectionDaemon(

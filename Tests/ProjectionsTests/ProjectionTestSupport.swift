@@ -9,7 +9,7 @@ enum ProjectionFixtures {
     static let logger = TestDatabase.logger
 
     static func store(_ client: PostgresClient) -> PostgresEventStore {
-        PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+        PostgresEventStore(client: client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
     }
 
     /// A scripted history: several owners and streams, batches of one to three events.

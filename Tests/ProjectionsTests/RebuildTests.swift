@@ -27,7 +27,7 @@ import TestSupport
             let indexes = try await ProjectionFixtures.indexNames("rm_stream_summary", client: app)
             #expect(inline.count > 50)
 
-            let report = try await ProjectionRebuilder(client: owner, logger: logger, batchSize: 64).rebuild(StreamSummaryProjector())
+            let report = try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 64).rebuild(StreamSummaryProjector())
             #expect(!report.resumed)
             let rebuilt = try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: app)
             #expect(rebuilt.count == inline.count)
@@ -60,7 +60,7 @@ import TestSupport
                     }
                 }
                 while !holding.isRaised { try await Task.sleep(for: .milliseconds(5)) }
-                let blocked = ProjectionRebuilder(client: owner, logger: logger, batchSize: 25,
+                let blocked = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 25,
                                                   cutoverLockTimeout: .milliseconds(200), cutoverAttempts: 3)
                 let rebuild = Task { try await blocked.rebuild(StreamSummaryProjector()) }
                 // While the attempts wait and back off, writes still get through: each waits at
@@ -81,7 +81,7 @@ import TestSupport
                 release.raise()
                 try await group.waitForAll()
             }
-            let report = try await ProjectionRebuilder(client: owner, logger: logger, batchSize: 25).rebuild(StreamSummaryProjector())
+            let report = try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 25).rebuild(StreamSummaryProjector())
             #expect(report.resumed)
             #expect(try await ProjectionFixtures.streamSummaryFacts(client: app) == ProjectionFixtures.streamSummaryOracle(client: app))
         }
@@ -92,7 +92,7 @@ import TestSupport
     @Test func aChangedTableDefinitionRestartsAnInterruptedRebuild() async throws {
         try await withClients { app, owner in
             try await ProjectionFixtures.writeHistory(ProjectionFixtures.store(app), appends: 80, seed: 51)
-            let rebuilder = ProjectionRebuilder(client: owner, logger: logger, batchSize: 20)
+            let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 20)
             await #expect(throws: SimulatedCrash.self) {
                 try await rebuilder.rebuild(StreamSummaryProjector()) { progress in
                     if progress.eventsApplied >= 40 { throw SimulatedCrash() }
@@ -113,7 +113,7 @@ import TestSupport
             let store = ProjectionFixtures.store(app)
             try await ProjectionFixtures.writeHistory(store, appends: 200, seed: 31)
             let before = try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: app)
-            let rebuilder = ProjectionRebuilder(client: owner, logger: logger, batchSize: 40)
+            let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 40)
 
             await #expect(throws: SimulatedCrash.self) {
                 try await rebuilder.rebuild(StreamSummaryProjector()) { progress in
@@ -144,7 +144,7 @@ import TestSupport
                         seed += 1
                     }
                 }
-                let rebuilder = ProjectionRebuilder(client: owner, logger: logger, batchSize: 25)
+                let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 25)
                 _ = try await rebuilder.rebuild(StreamSummaryProjector())
                 _ = try await rebuilder.rebuild(OwnerActivityProjector())
                 writing.raise()
@@ -152,7 +152,7 @@ import TestSupport
             }
             #expect(try await ProjectionFixtures.streamSummaryFacts(client: app) == ProjectionFixtures.streamSummaryOracle(client: app))
             // The async model resumes from the checkpoint the cutover wrote, without double counting.
-            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: app, logger: logger))
+            try await CatchUp.fully(AsyncProjectorRunner(projector: OwnerActivityProjector(), client: app, keyring: AppHarness.keyring, logger: logger))
             #expect(try await ProjectionFixtures.activityFacts(client: app) == ProjectionFixtures.activityOracle(client: app))
         }
     }
@@ -164,14 +164,14 @@ import TestSupport
             let release = Flag()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    _ = try await ProjectionRebuilder(client: owner, logger: logger, batchSize: 10).rebuild(StreamSummaryProjector()) { _ in
+                    _ = try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger, batchSize: 10).rebuild(StreamSummaryProjector()) { _ in
                         started.raise()
                         while !release.isRaised { Thread.sleep(forTimeInterval: 0.01) }
                     }
                 }
                 while !started.isRaised { try await Task.sleep(for: .milliseconds(5)) }
                 await #expect(throws: RebuildError.alreadyRunning("stream_summary")) {
-                    try await ProjectionRebuilder(client: owner, logger: logger).rebuild(StreamSummaryProjector())
+                    try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: logger).rebuild(StreamSummaryProjector())
                 }
                 release.raise()
                 try await group.waitForAll()
@@ -194,7 +194,7 @@ import TestSupport
             let users = try await ProjectionFixtures.dump("rm_users", orderBy: "user_id", client: harness.client)
             let devices = try await ProjectionFixtures.dump("rm_devices", orderBy: "device_id", client: harness.client)
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
-                _ = try await ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 7).rebuild(AccountsProjector())
+                _ = try await ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: TestDatabase.logger, batchSize: 7).rebuild(AccountsProjector())
             }
             #expect(try await ProjectionFixtures.dump("rm_users", orderBy: "user_id", client: harness.client) == users)
             #expect(try await ProjectionFixtures.dump("rm_devices", orderBy: "device_id", client: harness.client) == devices)
@@ -322,7 +322,7 @@ import TestSupport
             #expect((before["rm_fin_month_totals"] ?? []).count > 5)
             let habitsBefore = try await http.call(.get, "/api/v1/habits", token: token).text
             try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
-                let rebuilder = ProjectionRebuilder(client: owner, logger: TestDatabase.logger, batchSize: 37)
+                let rebuilder = ProjectionRebuilder(client: owner, keyring: AppHarness.keyring, logger: TestDatabase.logger, batchSize: 37)
                 for projector in projectors { _ = try await rebuilder.rebuild(projector) }
             }
             for table in projectors.flatMap(\.tables) {

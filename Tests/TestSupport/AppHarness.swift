@@ -24,6 +24,10 @@ public struct AppHarness: Sendable {
     /// The application's services (`AppDependencies.services`): a job or a check the test builds uses these.
     public let services: Services
     public static let keys = [SigningKey(kid: "test-1", secret: "test-secret-0123456789-0123456789-abcdef")]
+    /// The owners' data keys as the application's store holds them (derived from `keys`): a
+    /// store, runner or rebuilder a test builds beside the application opens the same payloads.
+    // swiftlint:disable:next force_try
+    public static let keyring = try! OwnerKeyring(secrets: keys.map(\.secret))
 
     /// Runs `body` with a fresh database and an application built the way `serve` builds it.
     /// With `asyncProjectors`, the async projectors follow the log while `body` runs, as in
@@ -47,7 +51,7 @@ public struct AppHarness: Sendable {
                 return
             }
             let runners = dependencies.projectors.filter { $0.mode == .async }.map {
-                AsyncProjectorRunner(projector: $0, client: client, batchSize: $0.batchSize, logger: TestDatabase.logger)
+                AsyncProjectorRunner(projector: $0, client: client, keyring: AppHarness.keyring, batchSize: $0.batchSize, logger: TestDatabase.logger)
             }
             let daemon = AsyncProjectionDaemon(runners: runners, listener: nil, pollInterval: .milliseconds(20), logger: TestDatabase.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -126,7 +130,7 @@ extension AppHarness {
     /// the owner role: the rebuild swaps tables).
     public func rebuild(_ projector: any Projector) async throws {
         _ = try await PostgresClient.withRunning(database.ownerConfiguration(), logger: TestDatabase.logger) { ownerClient in
-            try await ProjectionRebuilder(client: ownerClient, logger: TestDatabase.logger).rebuild(projector)
+            try await ProjectionRebuilder(client: ownerClient, keyring: AppHarness.keyring, logger: TestDatabase.logger).rebuild(projector)
         }
     }
 

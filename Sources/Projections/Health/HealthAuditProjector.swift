@@ -52,7 +52,15 @@ public struct HealthAuditProjector: Projector {
         }
     }
 
+    /// It reads each request's events whole from the log, so it needs the keyring: runners call
+    /// `apply(_:keyring:on:logger:)`.
+    public struct NeedsTheKeyring: Error {}
+
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        throw NeedsTheKeyring()
+    }
+
+    public func apply(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
         // In log order: what came before an acknowledgement is applied before it.
         var pending = Pending()
         for event in events {
@@ -73,7 +81,7 @@ public struct HealthAuditProjector: Projector {
                 let cleared = try decode(HealthEvent.ManualValueCleared.self, event)
                 pending.touched.insert(Touch(owner: event.ownerId, metric: cleared.metric.rawValue, date: cleared.date))
             case HealthEvent.FindingAcknowledged.type:
-                try await flush(&pending, on: connection, logger: logger)
+                try await flush(&pending, keyring: keyring, on: connection, logger: logger)
                 let id = try decode(HealthEvent.FindingAcknowledged.self, event).findingId
                 try await connection.run("""
                     UPDATE rm_health_findings SET status = 'acknowledged' WHERE owner_id = \(event.ownerId) AND id = \(id) AND status = 'open'
@@ -82,7 +90,7 @@ public struct HealthAuditProjector: Projector {
                 continue
             }
         }
-        try await flush(&pending, on: connection, logger: logger)
+        try await flush(&pending, keyring: keyring, on: connection, logger: logger)
     }
 
     /// A request: its events share the transaction they were appended in.
@@ -98,9 +106,9 @@ public struct HealthAuditProjector: Projector {
         var findings: [Finding] = []
     }
 
-    func flush(_ pending: inout Pending, on connection: PostgresConnection, logger: Logger) async throws {
+    func flush(_ pending: inout Pending, keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
         if !pending.requests.isEmpty {
-            let (found, touched) = try await storedFindings(Array(pending.requests), on: connection, logger: logger)
+            let (found, touched) = try await storedFindings(Array(pending.requests), keyring: keyring, on: connection, logger: logger)
             pending.findings += found
             pending.touched.formUnion(touched)
         }
@@ -119,20 +127,26 @@ public struct HealthAuditProjector: Projector {
     /// arrived), one finding per request, and the metric dates its items touched. A request's
     /// events are read whole from the log (a batch may hold only some of them), so its findings
     /// never depend on where the reader's batches were cut.
-    func storedFindings(_ requested: [Request], on connection: PostgresConnection, logger: Logger) async throws -> ([Finding], Set<Touch>) {
+    func storedFindings(
+        _ requested: [Request], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger
+    ) async throws -> ([Finding], Set<Touch>) {
         var touched = Set<Touch>()
         var requests: [String: (owner: UUID, figures: HealthAudit.RequestFigures)] = [:]
-        let (owners, transactions) = (requested.map(\.owner), requested.map(\.transaction))
+        // The requests' events, opened here and sent back as a parameter: the log holds them sealed.
+        let stored = try await PostgresEventStore.readEvents(
+            transactions: requested.map { ($0.owner, $0.transaction) }, type: HealthEvent.RecordsStored.type, keyring: keyring,
+            on: connection, logger: logger).filter { !$0.shredded }
+        let owners = stored.map(\.ownerId), transactions = stored.map { String($0.position.transactionId) }
+        let payloads = try stored.map { try upcastPayload($0) ?? $0.data }
         // A request's figures added up in SQL (thousands of items, one row back), late by
         // `HealthAudit.arrivedLate`'s rule: ended more than `lateAfterSeconds` before arrival.
         let rows = try await connection.rows("""
             WITH e AS MATERIALIZED (
               -- Each event's payload read once: referenced per item, it was un-TOASTed per item.
-              SELECT e.owner_id, e.transaction_id::text AS tx, e.data -> 'records' AS records, e.data -> 'intake' ->> 'format' AS format,
+              SELECT e.owner_id, e.tx, e.data -> 'records' AS records, e.data -> 'intake' ->> 'format' AS format,
                      (e.data -> 'intake' ->> 'received')::bigint AS received, (e.data -> 'intake' ->> 'duplicates')::bigint AS duplicates,
                      coalesce((e.data ->> 'received_at')::bigint, 0) AS received_at
-              FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
-              JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type))
+              FROM unnest(\(owners)::uuid[], \(transactions)::text[], \(payloads)::jsonb[]) AS e(owner_id, tx, data))
             SELECT e.owner_id, e.tx, max(e.format), max(e.received), max(e.duplicates), max(e.received_at), min(r.date)::text, max(r.date)::text,
                    count(*) FILTER (WHERE late), (min(r.date) FILTER (WHERE late))::text, (max(r.date) FILTER (WHERE late))::text,
                    coalesce(max(e.received_at - r.end_seconds) FILTER (WHERE late), 0)
@@ -149,8 +163,7 @@ public struct HealthAuditProjector: Projector {
         // The metric dates the requests touched (what their items replaced included).
         let days = try await connection.rows("""
             SELECT DISTINCT e.owner_id, r.name, r.date::text
-            FROM unnest(\(owners)::uuid[], \(transactions)::text[]) AS t(owner, tx)
-            JOIN events e ON e.transaction_id = t.tx::xid8 AND e.owner_id = t.owner AND e.event_type = \(HealthEvent.RecordsStored.type),
+            FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[]) AS e(owner_id, data),
                  jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]')) AS r(kind text, name text, date date)
             WHERE r.kind = \(HealthRecord.Kind.quantity.rawValue)
             """, logger: logger)

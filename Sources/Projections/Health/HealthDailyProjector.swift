@@ -31,18 +31,14 @@ public struct HealthDailyProjector: Projector {
         var quantities = Set<Day>()
         var nights = Set<Day>()
         var everything = Set<UUID>()
-        // Which days a batch touched: read from the stored events themselves (already parsed);
-        // only events stored in an older shape are sent again, upcast.
-        var positions: [Int64] = [], payloads: [String] = [], owners: [UUID] = []
+        // Which days a batch touched: the payloads go to PostgreSQL as a parameter (the log holds
+        // them sealed), in their current shape.
+        var payloads: [String] = [], owners: [UUID] = []
         for event in events {
             switch event.type {
             case HealthEvent.RecordsStored.type, HealthEvent.RecordsDeleted.type:
-                if let upcast = try upcastPayload(event) {
-                    payloads.append(upcast)
-                    owners.append(event.ownerId)
-                } else {
-                    positions.append(event.position.globalPosition)
-                }
+                payloads.append(try upcastPayload(event) ?? event.data)
+                owners.append(event.ownerId)
             case HealthEvent.ManualValueSet.type:
                 let set = try decode(HealthEvent.ManualValueSet.self, event)
                 quantities.insert(Day(owner: event.ownerId, name: set.metric.rawValue, date: set.date.description))
@@ -55,11 +51,10 @@ public struct HealthDailyProjector: Projector {
                 continue
             }
         }
-        if !positions.isEmpty || !payloads.isEmpty {
+        if !payloads.isEmpty {
             let rows = try await connection.rows("""
                 SELECT DISTINCT e.owner, r.kind, r.name, r.date::text
-                FROM (SELECT owner_id, data FROM events WHERE global_position = ANY(\(positions)::bigint[])
-                      UNION ALL SELECT * FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[])) AS e(owner, data),
+                FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[]) AS e(owner, data),
                      jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
                        AS r(kind text, name text, date date)
                 """, logger: logger)

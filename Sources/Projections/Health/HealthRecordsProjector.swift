@@ -16,16 +16,15 @@ public struct HealthRecordsProjector: Projector {
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
         for event in events {
-            // A current payload is read where the append just stored it (already parsed, in this
-            // transaction); only an older one goes to PostgreSQL again, upcast.
+            // The payload goes to PostgreSQL as the statement's parameter: the log holds it sealed.
             let upcast = try upcastPayload(event)
-            let position = event.position.globalPosition
+            let payload = upcast ?? event.data
             switch event.type {
             case HealthEvent.RecordsStored.type:
                 // Most batches replace nothing: skip the statement then (as written, or as jsonb prints it).
                 if upcast != nil || !(Self.contains(event.data, #""replaced":[]"#) || Self.contains(event.data, #""replaced": []"#)) {
                     try await connection.run("""
-                        WITH p AS (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j)
+                        WITH p AS (SELECT \(payload)::jsonb AS j)
                         DELETE FROM rm_health_records h
                         USING p, jsonb_to_recordset(p.j -> 'replaced') AS r(key text)
                         WHERE h.owner_id = \(event.ownerId) AND h.key = r.key
@@ -36,7 +35,7 @@ public struct HealthRecordsProjector: Projector {
                 try await connection.run("""
                     WITH p AS MATERIALIZED (
                       SELECT j -> 'records' AS records, (j ->> 'device_id')::uuid AS device
-                      FROM (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j) payload)
+                      FROM (SELECT \(payload)::jsonb AS j) payload)
                     INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
                       source_name, source_kind, source_bundle, series, energy_kcal, distance_m, avg_hr, device_id, min, max)
                     SELECT \(event.ownerId), r.key, r.uuid, r.kind, r.name, r.value, r.start_seconds, r.end_seconds, r.date,
@@ -55,7 +54,7 @@ public struct HealthRecordsProjector: Projector {
                     """, logger: logger)
             case HealthEvent.RecordsDeleted.type:
                 try await connection.run("""
-                    WITH p AS (SELECT coalesce(\(upcast)::jsonb, (SELECT data FROM events WHERE global_position = \(position))) AS j)
+                    WITH p AS (SELECT \(payload)::jsonb AS j)
                     DELETE FROM rm_health_records h
                     USING p, jsonb_to_recordset(p.j -> 'records') AS r(key text)
                     WHERE h.owner_id = \(event.ownerId) AND h.key = r.key
@@ -87,14 +86,14 @@ extension HealthRecordsProjector {
 }
 
 extension Projector {
-    /// An event's JSON in its type's current shape, for SQL that reads the payload itself.
+    /// An event's JSON in its type's current shape, for SQL that reads the payload as a parameter.
     func currentPayload(_ event: RecordedEvent) throws -> String {
         let current = try EventUpcasting.upcaster.upcast(type: event.type, version: event.schemaVersion, data: Data(event.data.utf8))
         return String(decoding: current, as: UTF8.self)
     }
 
     /// The upcast JSON of an event stored in an older shape; nil when the stored payload is
-    /// current, and SQL can read it from `events` as it is.
+    /// current, and can be sent as it is.
     func upcastPayload(_ event: RecordedEvent) throws -> String? {
         event.schemaVersion == EventUpcasting.upcaster.currentVersion(of: event.type) ? nil : try currentPayload(event)
     }

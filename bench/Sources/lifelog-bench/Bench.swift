@@ -94,8 +94,8 @@ struct Appends: AsyncParsableCommand {
         let (count, rounds) = (self.count, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
         try await withClients(options, floorOptions: floorOptions, maximumConnections: 4) { floor, client in
-            let plain = PostgresEventStore(client: client, logger: logger)
-            let inline = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
+            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             var floorRates = Series(label: "pgbench single-row INSERT")
             var storeRates = Series(label: "store API")
             var inlineRates = Series(label: "store API with inline projectors")
@@ -166,8 +166,8 @@ struct ConcurrentAppends: AsyncParsableCommand {
         let (writers, batch, batches, rounds) = (self.writers, self.batch, self.batches, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
         try await withClients(options, floorOptions: floorOptions, maximumConnections: writers + 2) { floor, client in
-            let plain = PostgresEventStore(client: client, logger: logger)
-            let inline = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
+            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             var floorRates = Series(label: "pgbench \(batch)-row INSERTs")
             var storeRates = Series(label: "store API")
             var inlineRates = Series(label: "store API with inline projectors")
@@ -261,7 +261,7 @@ struct Rebuild: AsyncParsableCommand {
                     """, logger: logger)
                 try await client.run("VACUUM ANALYZE events", logger: logger)
             }
-            let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: batchSize)
+            let rebuilder = ProjectionRebuilder(client: client, keyring: try BenchKeys.keyring(), logger: logger, batchSize: batchSize)
             let memoryAtStart = residentMiB()
             let samples = MemorySamples()
             let report = try await rebuilder.rebuild(StreamSummaryProjector()) { progress in
@@ -298,13 +298,13 @@ struct ProjectorLag: AsyncParsableCommand {
         let url = try options.url()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: writers + 4), logger: logger) { client in
             // The HTTP path: inline projectors in each append's transaction, and the waker `serve` runs.
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+            let store = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             let waker = ReaderWaker(client: client, logger: logger)
             let clock = ContinuousClock()
             let tracker = LagTracker(clock: clock)
             // Start from the head, so old events do not count as lag.
-            try await AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, batchSize: 10_000, logger: logger).catchUp()
-            let runner = AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, logger: logger) { events in
+            try await AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, keyring: try BenchKeys.keyring(), batchSize: 10_000, logger: logger).catchUp()
+            let runner = AsyncProjectorRunner(projector: OwnerActivityProjector(), client: client, keyring: try BenchKeys.keyring(), logger: logger) { events in
                 tracker.applied(events.map(\.eventId))
             }
             let daemon = AsyncProjectionDaemon(runners: [runner], listener: try url.connectionConfiguration(), pollInterval: .seconds(1), logger: logger)

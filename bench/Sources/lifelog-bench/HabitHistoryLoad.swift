@@ -35,7 +35,7 @@ struct HabitHistoryLoad {
         let habitIds = try await Self.seed(http: http, options: options, token: token, userId: userId, habits: habits, years: years, today: today)
         let url = try options.url()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 6), logger: options.logger) { client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
+            let store = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
             try await Settle.database(options.databaseURL, logger: options.logger)
             try await measure(token: token, habitIds: habitIds, today: today) {
                 // Another instance's writes: one log per habit appended past this server, so
@@ -71,7 +71,7 @@ struct HabitHistoryLoad {
         let logged = Mutex(0)
         let url = try options.url()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 6), logger: options.logger) { client in
-            let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
+            let store = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: options.logger)
             try await http.parallel(habitIds.count, width: 4) { index in
                 let habitId = habitIds[index]
                 let numeric = index % 6 == 5

@@ -146,7 +146,7 @@ struct HealthLoad: AsyncParsableCommand {
         guard !options.databaseURL.isEmpty else { return print("health rebuild: no DATABASE_URL; skipped") }
         let logger = options.logger
         try await PostgresClient.withRunning(try options.url().clientConfiguration(), logger: logger) { client in
-            let rebuilder = ProjectionRebuilder(client: client, logger: logger, batchSize: 200)
+            let rebuilder = ProjectionRebuilder(client: client, keyring: try BenchKeys.keyring(), logger: logger, batchSize: 200)
             for projector: any Projector in [HealthDailyProjector(), HealthAuditProjector()] {
                 let report = try await rebuilder.rebuild(projector)
                 var rows: [String] = []

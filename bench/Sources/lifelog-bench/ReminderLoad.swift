@@ -57,7 +57,7 @@ struct ReminderLoad: AsyncParsableCommand {
             while receiver.port.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
             let hook = "http://127.0.0.1:\(receiver.port.withLock { $0 } ?? 0)/hook"
             try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: 20), logger: logger) { client in
-                let store = PostgresEventStore(client: client, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+                let store = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
                 let services = Services(store: store, clock: clock, sealer: Self.sealer, logger: logger, allowPrivateWebhooks: true)
                 try await seed(services, store: store, clock: clock, hook: hook, logger: logger)
                 let http = WebhookSender.makeClient()

@@ -1,0 +1,135 @@
+@testable import EventStore
+import Crypto
+import Foundation
+import PostgresNIO
+import Testing
+import TestSupport
+
+/// Crypto-shredding at the log (issue 29): payloads are stored sealed under their owner's key,
+/// and once that key is gone what the log holds of the owner cannot be read, while the log
+/// itself stays as it was.
+@Suite struct SealedPayloadTests {
+    let logger = TestDatabase.logger
+
+    static func event(_ text: String) -> NewEvent {
+        NewEvent(type: "test.noted", data: #"{"note":"\#(text)"}"#, metadata: EventMetadata(actor: "actor-\(text)"))
+    }
+
+    /// Every column of every row of `events`, as PostgreSQL prints it.
+    func rawLog(_ client: PostgresClient) async throws -> String {
+        let rows = try await client.query("SELECT string_agg(e::text, E'\\n') FROM events e", logger: logger)
+        for try await text in rows.decode(String?.self) { return text ?? "" }
+        return ""
+    }
+
+    @Test func theLogHoldsNoPlainPayloadAndTheStoreOpensIt() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
+            let stream = Fixtures.stream()
+            let long = String(repeating: "Zebra-lantern ", count: 200)  // deflated before it is sealed
+            try await store.append(to: stream, expected: .noStream, events: [Self.event("Quokka-7731"), Self.event(long)])
+            let raw = try await rawLog(client)
+            #expect(!raw.isEmpty)
+            for secret in ["Quokka-7731", "Zebra-lantern", "actor-Quokka", "\"note\""] { #expect(!raw.contains(secret), "\(secret) is readable in the log") }
+            let read = try await store.readStream(stream.id)
+            #expect(read.map(\.data) == [#"{"note":"Quokka-7731"}"#, #"{"note":"\#(long)"}"#])
+            #expect(try read[0].metadata().actor == "actor-Quokka-7731")
+            // Another process with the same server key opens them too (its own cache, from the row).
+            let other = PostgresEventStore(client: client, keyring: try OwnerKeyring(secrets: AppHarness.keys.map(\.secret)), logger: logger)
+            #expect(try await other.readStream(stream.id).map(\.data) == read.map(\.data))
+        }
+    }
+
+    @Test func aSealedPayloadOpensOnlyForItsOwnEventAndKey() throws {
+        let key = SymmetricKey(size: .bits256), id = UUID()
+        let sealed = try SealedPayload.seal(data: #"{"a":1}"#, metadata: "{}", eventId: id, key: key)
+        #expect(try SealedPayload.open(sealed, eventId: id, key: key).data == #"{"a":1}"#)
+        #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, eventId: UUID(), key: key) }
+        #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, eventId: id, key: SymmetricKey(size: .bits256)) }
+    }
+
+    @Test func withoutItsKeyAnOwnersEventsAreShreddedAndNothingMoreIsWritten() async throws {
+        try await TestDatabase.with { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in
+                let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
+                let gone = Fixtures.stream(), kept = Fixtures.stream()
+                try await store.append(to: gone, expected: .noStream, events: [Self.event("one"), Self.event("two")])
+                try await store.append(to: kept, expected: .noStream, events: [Self.event("three")])
+                let before = try await client.query("SELECT count(*)::int FROM events", logger: logger).collect().first?.decode(Int.self)
+                try await client.query("INSERT INTO erased_owners (owner_id) VALUES (\(gone.ownerId))", logger: logger)
+                try await client.query("DELETE FROM owner_keys WHERE owner_id = \(gone.ownerId)", logger: logger)
+                // The log is as it was; its reader passes over what it can no longer open.
+                #expect(try await client.query("SELECT count(*)::int FROM events", logger: logger).collect().first?.decode(Int.self) == before)
+                // Past the frontier (no append runs here): other suites' transactions hold it back.
+                let all = try await client.withConnection { connection in
+                    try await PostgresEventStore.readAllUnderExclusiveGate(
+                        after: .start, limit: 100, keyring: AppHarness.keyring, on: connection, logger: logger)
+                }
+                #expect(all.map(\.shredded) == [true, true, false])
+                #expect(all.filter(\.shredded).allSatisfy { $0.data == "{}" && $0.type == "test.noted" })
+                #expect(all.last?.data == #"{"note":"three"}"#)
+                await #expect(throws: EventStoreError.ownerErased(gone.ownerId)) { try await store.readStream(gone.id) }
+                // Not even through a process that still had the key cached, nor with a new key.
+                await #expect(throws: EventStoreError.ownerErased(gone.ownerId)) {
+                    try await store.append(to: gone, expected: .any, events: [Self.event("late")])
+                }
+                let fresh = PostgresEventStore(client: client, keyring: try OwnerKeyring(secrets: AppHarness.keys.map(\.secret)), logger: logger)
+                await #expect(throws: EventStoreError.ownerErased(gone.ownerId)) {
+                    try await fresh.append(to: Fixtures.stream(owner: gone.ownerId), expected: .any, events: [Self.event("new")])
+                }
+            }
+        }
+    }
+
+    @Test func aRotatedServerKeyRewrapsEveryOwnersKey() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            let old = try OwnerKeyring(secrets: ["old-server-secret-0123456789-0123456789"])
+            let stream = Fixtures.stream()
+            try await PostgresEventStore(client: client, keyring: old, logger: logger)
+                .append(to: stream, expected: .noStream, events: [Self.event("kept")])
+            // Both keys configured, the new one first: the stored key moves to it.
+            let both = try OwnerKeyring(secrets: ["new-server-secret-0123456789-0123456789", "old-server-secret-0123456789-0123456789"])
+            #expect(try await both.rewrapAll(client: client, logger: logger) == 1)
+            #expect(try await both.rewrapAll(client: client, logger: logger) == 0)
+            let newOnly = try OwnerKeyring(secrets: ["new-server-secret-0123456789-0123456789"])
+            #expect(try await PostgresEventStore(client: client, keyring: newOnly, logger: logger).readStream(stream.id).map(\.data)
+                    == [#"{"note":"kept"}"#])
+            // A server without the key that wraps them refuses to read rather than invent.
+            let stranger = try OwnerKeyring(secrets: ["another-secret-0123456789-0123456789-xyz"])
+            await #expect(throws: OwnerKeyring.KeyUnavailable.self) {
+                try await PostgresEventStore(client: client, keyring: stranger, logger: logger).readStream(stream.id)
+            }
+        }
+    }
+
+    @Test func eventsStoredBeforeSealingAreSealedOnceAndTheLogStaysAppendOnly() async throws {
+        try await TestDatabase.with(migrated: false) { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in
+                let all = try Migrator(directory: TestDatabase.schemaDirectory)
+                let before = Migrator(migrations: all.migrations.filter { $0.version < 25 })
+                try await before.migrate(on: client, logger: logger)
+                let owner = UUID()
+                for n in 1...3 {
+                    try await client.query("""
+                        SELECT * FROM lifelog_append(\("old-" + owner.uuidString), \(owner), 'old', NULL, ARRAY[\(UUID())]::uuid[],
+                          ARRAY['test.noted']::text[], ARRAY[1]::smallint[], ARRAY[\(#"{"note":"Plain-\#(n)"}"#)::jsonb]::jsonb[],
+                          ARRAY['{"actor":"before"}'::jsonb]::jsonb[])
+                        """, logger: logger)
+                }
+                try await all.migrate(on: client, logger: logger)
+                #expect(try await PlainPayloads.remain(client: client, logger: logger))
+                #expect(try await PlainPayloads.sealAll(client: client, keyring: AppHarness.keyring, logger: logger, batchSize: 2) == 3)
+                #expect(try await PlainPayloads.sealAll(client: client, keyring: AppHarness.keyring, logger: logger) == 0)
+                #expect(!(try await rawLog(client)).contains("Plain-"))
+                let store = PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
+                let read = try await store.readStream("old-" + owner.uuidString)
+                #expect(read.map(\.data) == [#"{"note": "Plain-1"}"#, #"{"note": "Plain-2"}"#, #"{"note": "Plain-3"}"#])
+                #expect(try read[0].metadata().actor == "before")
+                // The trigger is back: the owner cannot change the log.
+                await #expect { try await client.query("UPDATE events SET event_type = 'x'", logger: logger) } throws: {
+                    PostgresErrors.sqlState($0) == PostgresErrors.appendOnlyViolation
+                }
+            }
+        }
+    }
+}

@@ -20,6 +20,7 @@ enum ProblemTitles {
         "Forbidden": [.ru: "Доступ запрещён", .sr: "Zabranjeno"],
         "Precondition failed": [.ru: "Версия устарела", .sr: "Verzija je zastarela"],
         "Not ready": [.ru: "Не готов", .sr: "Nije spreman"],
+        "Erasure unavailable": [.ru: "Удаление сейчас невозможно", .sr: "Brisanje trenutno nije moguće"],
     ]
 
     static func localize(_ problem: Problem, for request: Request, userLanguage: Language? = nil) -> Problem {

@@ -63,6 +63,10 @@ extension ProjectionRebuilder {
             position = last.position
             applied += Int64(events.count)
         }
+        // Owners erased while the replay ran had rows put in the new tables before their key
+        // went: they leave before the swap (the erasure took the gate, so it is visible now).
+        let erased = try await ErasureStore.erasedOwners(on: connection, logger: logger)
+        if !erased.isEmpty { try await ErasureStore.purge(erased, tables: Set(projector.tables), on: connection, logger: logger) }
         let appRoleExists = try await Self.scalar(
             Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
             on: connection, logger: logger) ?? false

@@ -87,7 +87,8 @@ struct Serve: AsyncParsableCommand {
         let http = WebhookSender.makeClient()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: client), .init(service: waker), .init(service: projections), .init(service: dependencies.changeFeed),
-            .init(service: IdempotencyJanitor(store: IdempotencyKeyStore(client: client, logger: logger), clock: clock, logger: logger)),
+            .init(service: IdempotencyJanitor(store: IdempotencyKeyStore(client: client, logger: logger),
+                                              erasures: ErasureStore(client: client, logger: logger), clock: clock, logger: logger)),
         ]
         if configuration.remindersInServe {
             let job = ReminderJob(store: dependencies.store, http: http, planning: dependencies.services.planning,

@@ -6,11 +6,12 @@ import EventStore
 import Foundation
 import Logging
 import PostgresNIO
+import Projections
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Manage accounts from the server's shell.",
-        subcommands: [Create.self, ResetPassword.self, List.self])
+        subcommands: [Create.self, ResetPassword.self, List.self, Erase.self])
 
     static func withAccounts<T: Sendable>(_ body: @escaping @Sendable (AccountService) async throws -> T) async throws -> T {
         let configuration = try Environment.configuration(signingKeys: true)
@@ -71,6 +72,32 @@ struct UsersCommand: AsyncParsableCommand {
             for user in users {
                 print("\(user.id.uuidString.lowercased())  \(user.email)  \(user.name)  \(formatter.string(from: user.createdAt))")
             }
+        }
+    }
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase an account for good: its data key is deleted (the log keeps nothing readable of it) and every row of it goes.")
+        @Option var email: String
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+
+        func run() async throws {
+            let email = self.email
+            if !yes {
+                guard isatty(0) == 1 else { throw CLIError("pass --yes to erase without a terminal to confirm on") }
+                FileHandle.standardError.write(Data("Erase \(email) and everything it owns, for good? Type the email again to confirm: ".utf8))
+                guard readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() == email.lowercased() else {
+                    throw CLIError("not confirmed; nothing was erased")
+                }
+            }
+            let id = try await UsersCommand.withAccounts { accounts in
+                do {
+                    return try await accounts.erasure.erase(email: email)
+                } catch ErasureStore.Failure.plainEventsRemain {
+                    throw CLIError("this account has events stored before payloads were sealed; run `lifelog migrate` first")
+                }
+            }
+            print("erased \(id.uuidString.lowercased())")
         }
     }
 }

@@ -39,6 +39,10 @@ public struct AccountsArea: Area {
         var currentPassword: String
         var newPassword: String
     }
+    /// `DELETE /me`: the current password confirms the erasure.
+    struct ErasureRequest: Decodable {
+        var password: String?
+    }
     struct PairRequest: Decodable {
         var code: String
         var deviceName: String
@@ -132,6 +136,16 @@ public struct AccountsArea: Area {
             let newSecret = try await reminders.applyWebhook(context.userId, url: url, secret: secret)
             let webhook = try await reminders.webhook(context.userId)
             return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record, webhook: webhook, newSecret: newSecret))
+        }
+        let erasure = accounts.erasure
+        user.delete("me") { request, context in
+            let body = try await request.json(ErasureRequest.self, context: context)
+            try await erasure.erase(context.userId, password: body.password)
+            changeFeed.checkSessions()
+            // A browser's session cookies go too (the account they named is gone).
+            var response = Response(status: .noContent)
+            BrowserSession.apply(BrowserSession.clearing(request), to: &response.headers)
+            return response
         }
         user.post("me/password") { request, context in
             let body = try await request.json(PasswordRequest.self, context: context)

@@ -16,11 +16,16 @@ public struct AccountsStore: Sendable {
     let tokens: AccessTokens
     let hasher: PasswordHasher
     let throttle: ThrottleStore
+    /// Erasure: the owners' keys (forgotten here at once) and the rows kept beside the log.
+    let keyring: OwnerKeyring
+    let erasures: ErasureStore
     let clock: any WallClock
     let logger: Logger
 
     public init(store: PostgresEventStore, tokens: AccessTokens, hasher: PasswordHasher, clock: any WallClock, logger: Logger) {
         commands = CommandPath(store: store)
+        keyring = store.keyring
+        erasures = ErasureStore(client: store.client, logger: logger)
         users = AccountsReadModel(client: store.client, logger: logger)
         sessions = SessionStore(client: store.client, logger: logger)
         deviceKeys = DeviceKeyStore(client: store.client, logger: logger)
@@ -61,6 +66,14 @@ public struct AccountsStore: Sendable {
                          expiresIn: Int(tokens.lifetime))
     }
 
+    /// How throttles name an email: a keyed hash (HMAC under a key derived from the server's),
+    /// so the table of failed logins holds no address a dump could read, or test guesses against.
+    func throttleName(_ email: String) -> String {
+        guard let key = tokens.requestFingerprintKeys.first else { return "unkeyed" }
+        return HMAC<SHA256>.authenticationCode(for: Data("throttle:\(email)".utf8), using: key).prefix(16)
+            .map { String(format: "%02x", $0) }.joined()
+    }
+
     func revokeSessions(userId: UUID, only sessionId: UUID?, reason: String) async throws {
         try await sessions.revoke(userId: userId, only: sessionId, reason: reason, at: clock.now())
     }
@@ -83,6 +96,7 @@ public struct AccountService: Sendable {
     public let devices: DeviceService
     public let profiles: ProfileService
     public let operators: OperatorCommands
+    public let erasure: ErasureService
     public var requestFingerprintKeys: [SymmetricKey] { sessions.store.tokens.requestFingerprintKeys }
     public var secretSealer: SecretSealer { sessions.store.tokens.secretSealer }
 
@@ -95,5 +109,6 @@ public struct AccountService: Sendable {
         devices = DeviceService(store: shared)
         profiles = ProfileService(store: shared)
         operators = OperatorCommands(store: shared)
+        erasure = ErasureService(store: shared)
     }
 }

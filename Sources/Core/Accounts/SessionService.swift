@@ -84,7 +84,7 @@ public struct SessionService: Sendable {
     public func login(email: String, password: String, address: String) async throws -> (UserRecord, TokenPair) {
         let email = Email.normalize(email)
         // Text that could never be an account still counts against the address, not a new key.
-        let account = Email.isPlausible(email) ? email : "invalid"
+        let account = Email.isPlausible(email) ? store.throttleName(email) : "invalid"
         let address = ClientAddress.throttleKey(address)
         let (accountKey, pairKey, addressKey) = ("account:\(account)", "account-address:\(account)|\(address)", "address:\(address)")
         // Failures from every address slow the account down; only this address's own lock it out.

@@ -134,11 +134,13 @@ public struct SessionStore: Sendable {
         if let connection { try await connection.run(query, logger: logger) } else { try await client.run(query, logger: logger) }
     }
 
-    /// Of `sessions`, those that have ended (the change feed closes their streams).
+    /// Of `sessions`, those that have ended (the change feed closes their streams): revoked, or
+    /// gone with an erased account.
     public func ended(among sessions: [UUID]) async throws -> Set<UUID> {
         var ended: Set<UUID> = []
         let rows = try await client.rows("""
-            SELECT session_id FROM sessions WHERE session_id = ANY(\(sessions)) AND revoked_at IS NOT NULL
+            SELECT s FROM unnest(\(sessions)::uuid[]) AS s
+            WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = s AND revoked_at IS NULL)
             """, logger: logger)
         for try await id in rows.decode(UUID.self) { ended.insert(id) }
         return ended

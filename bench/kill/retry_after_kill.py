@@ -15,8 +15,8 @@ Per round, on a fresh database of its own:
     (PATCH takes no Idempotency-Key; If-Match makes a retry of a change that was stored a 412
     that stores nothing, and the retry then reads /me to see its change there);
   - at a random moment (after 10 to 90 % of the POSTs were answered 2xx) the server is killed
-    with SIGKILL and started again, or PostgreSQL is stopped for DOWN seconds and started again
-    while the load goes on;
+    with SIGKILL and started again, or (10 to 60 %) PostgreSQL is stopped for DOWN seconds, every
+    other time as a crash (immediate mode), and started again while the load goes on;
   - every write without a 2xx (no answer, a 503, or not sent before the kill) is sent again
     with its key until it gets one (bounded), and 20 acknowledged ones are replayed;
   - checks, each a failure when it does not hold: every write is read back through the API
@@ -119,6 +119,11 @@ class Client:
             h, answer.error = None, "timeout"
         except (http.client.HTTPException, OSError) as error:
             h, answer.error = None, type(error).__name__
+        if answer.error and answer.status is not None:
+            # The head arrived and the body was cut (the kill fell between the two): no answer a
+            # client could act on, so it is not an acknowledgement.
+            answer.error = "%s after a %d head" % (answer.error, answer.status)
+            answer.status, answer.raw = None, b""
         answer.latency = time.monotonic() - began
         if h is not None:
             answer.retry_after = h.get("Retry-After")
@@ -282,7 +287,7 @@ def setup_user(client, n, tag, completions, rng):
 class Write:
     """One POST of the round: what it sends, and every answer it got."""
     __slots__ = ("n", "kind", "user", "path", "body", "key", "device", "first", "final", "attempts", "not_sent",
-                 "resource", "lock")
+                 "resource", "lock", "retry_latency")
 
     def __init__(self, n, kind, user, path, body, key, device=False):
         self.n, self.kind, self.user, self.path, self.body, self.key, self.device = n, kind, user, path, body, key, device
@@ -292,6 +297,7 @@ class Write:
         self.not_sent = False    # the kill came before its turn
         self.resource = None     # what it created or changed (an id, a task id, a habit id and date)
         self.lock = threading.Lock()
+        self.retry_latency = None  # the answer time of its first retry
 
     def send(self, client, phase):
         if self.device:
@@ -302,6 +308,8 @@ class Write:
             self.attempts.append((phase, a.status if a.status is not None else a.error, a.retry_after))
             if phase == "load":
                 self.first = a
+            if phase == "retry" and self.retry_latency is None:
+                self.retry_latency = a.latency
             if a.ok and self.final is None:
                 self.final = a
         return a
@@ -461,8 +469,8 @@ def patch_chain(client, u, tag, stop, cap, pending):
 
 
 class Round:
-    def __init__(self, number, mode):
-        self.number, self.mode = number, mode
+    def __init__(self, number, mode, crash=False):
+        self.number, self.mode, self.crash = number, mode, crash
         self.failures = []
         self.facts = collections.OrderedDict()
         self.lines = []
@@ -500,8 +508,8 @@ def same_number(a, b):
         return False
 
 
-def run_round(args, number, mode, rng):
-    r = Round(number, mode)
+def run_round(args, number, mode, rng, crash=False):
+    r = Round(number, mode, crash)
     tag = "%s%d-%d" % (mode[0], number, int(time.time()) % 100000)
     db_name = "kill_%s_%d" % (mode, number)
     admin = Database(args.psql, args.admin)
@@ -591,7 +599,9 @@ def drive(args, r, tag, rng, server, client, db, work):
             disruption["back after s"] = time.monotonic() - restart_began
         else:
             t = time.monotonic()
-            stop = subprocess.run(args.pg_stop, shell=True, capture_output=True, text=True)
+            # Every other outage is a crash of PostgreSQL (immediate mode): what it had committed
+            # comes back from the WAL.
+            stop = subprocess.run(args.pg_crash if r.crash else args.pg_stop, shell=True, capture_output=True, text=True)
             if stop.returncode != 0:
                 r.fail("stopping PostgreSQL failed: %s" % stop.stderr.strip()[-300:])
             time.sleep(args.down)
@@ -602,11 +612,17 @@ def drive(args, r, tag, rng, server, client, db, work):
             disruption["down s"] = started - t
             # Recovery without a restart: GET /me 200 again within 30 s, the same process alive.
             back = None
+            probes = collections.Counter()
             while time.monotonic() - started < 30:
-                if client.call("GET", "/api/v1/me", users[0].token, timeout=10).status == 200:
+                a = client.call("GET", "/api/v1/me", users[0].token, timeout=10)
+                probes[a.status if a.status is not None else a.error] += 1
+                if a.status is not None and a.status >= 500 and (a.status != 503 or not a.retry_after):
+                    r.fail("GET /me after PostgreSQL was back answered %s%s" % (a.status, "" if a.retry_after else " without Retry-After"))
+                if a.status == 200:
                     back = time.monotonic() - started
                     break
                 time.sleep(0.1)
+            disruption["probes"] = probes
             disruption["back after s"] = back
             if back is None:
                 r.fail("GET /me not 200 within 30 s after PostgreSQL was back")
@@ -710,6 +726,19 @@ def drive(args, r, tag, rng, server, client, db, work):
         check_health(client, u, [w for w in mine if w.kind == "health"], r, mismatch, lost, doubled)
         check_profile(client, u, r, mismatch, lost)
 
+    # The async read models: once the projectors have caught up (none set aside), the health days
+    # count every sample once, whatever the kill or the outage interrupted.
+    lag = projectors_caught_up(args.bin, db.url, 30)
+    if lag:
+        r.fail("async projectors not caught up 30 s after the retries (lag, set aside): %s" % lag)
+    sent_per_metric = collections.Counter(s["metric"] for w in writes if w.kind == "health" for s in w.body["samples"])
+    days = {m: int(n) for m, n in db.rows("SELECT metric, sum(samples) FROM rm_health_daily GROUP BY 1")}
+    day_lines = []
+    for metric, sent in sorted(sent_per_metric.items()):
+        day_lines.append("%s %d/%d" % (metric, days.get(metric, 0), sent))
+        if days.get(metric, 0) != sent:
+            r.fail("health days count %d %s samples, %d sent" % (days.get(metric, 0), metric, sent))
+
     # The log and the read models, counted through psql against what was sent.
     events_after, models_after = db.event_counts(), db.model_counts()
     kinds = collections.Counter(w.kind for w in writes)
@@ -776,10 +805,21 @@ def drive(args, r, tag, rng, server, client, db, work):
     r.lines.append("    time: setup %.1f s, load %.1f s (the %s at %.2f s), retries %.1f s, checks %.1f s"
                    % (setup_s, load_s, "kill" if r.mode == "kill" else "stop", disruption.get("at s") or 0, retry_s,
                       time.monotonic() - verify_began))
+    if "probes" in disruption:
+        r.lines.append("    GET /me after PostgreSQL was back, until 200: " + ", ".join(
+            "%s: %d" % kv for kv in sorted(disruption["probes"].items(), key=lambda kv: str(kv[0]))))
+    waited = sorted(w.retry_latency for w in writes if w.retry_latency is not None and w.first is not None)
+    if waited:
+        r.lines.append("    first retries of writes sent before the %s: %d, answered in %.2f s at the median, %.2f s at most; "
+                       "%d of them after 4.5 s or more (a first attempt's claim on its key is waited for, up to 5 s)"
+                       % ("kill" if r.mode == "kill" else "retries", len(waited), waited[len(waited) // 2], waited[-1],
+                          sum(1 for x in waited if x >= 4.5)))
     r.lines.append("    sent: " + ", ".join("%s %d" % (k, kinds[k]) for k, _ in KINDS) + ", profile changes %d" % len(patches))
     r.lines.append("    answers: " + ", ".join("%s: %d" % (k, v) for k, v in sorted(statuses.items(), key=lambda kv: str(kv[0]))))
     r.lines.append("    events (stored by the round/sent): " + ", ".join(event_lines))
     r.lines.append("    read-model rows (added/sent): " + ", ".join(model_lines))
+    r.lines.append("    async health days, samples counted/sent: " + ", ".join(day_lines)
+                   + (", projectors caught up" if not lag else ", projectors BEHIND"))
     return r
 
 
@@ -802,6 +842,26 @@ def sabotage(client, writes, users, rng, r):
         patched[-1].body["name"] += " (renamed)"
     r.lines.append("    sabotage: the records of %s (amount), %s (title) and a profile change (name) altered"
                    % (tx[1].key, task.key))
+
+
+def projectors_caught_up(binary, url, seconds):
+    """Polls `lifelog projections status` until every async projector has lag 0 and nothing set
+    aside; answers what is still behind ({} when all caught up)."""
+    end = time.monotonic() + seconds
+    behind = {"status": "never read"}
+    while time.monotonic() < end:
+        env = dict(os.environ, DATABASE_URL=url, LOG_LEVEL="error")
+        out = subprocess.run([binary, "projections", "status"], env=env, capture_output=True, text=True, timeout=60)
+        rows = [line.split() for line in out.stdout.splitlines()[1:] if line.strip()]
+        asynchronous = [row for row in rows if len(row) >= 6 and row[1] == "async"]
+        if out.returncode == 0 and asynchronous:
+            behind = {row[0]: (row[3], row[-1]) for row in asynchronous if row[3] != "0" or row[-1] != "0"}
+            if not behind:
+                return {}
+        else:
+            behind = {"status": (out.returncode, out.stderr.strip()[-200:])}
+        time.sleep(0.5)
+    return behind
 
 
 def created_id(w, a):
@@ -1030,8 +1090,9 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--pg-stop", required=True)
     p.add_argument("--pg-start", required=True)
+    p.add_argument("--pg-crash", required=True)
     p.add_argument("--kill-rounds", type=int, default=3)
-    p.add_argument("--outage-rounds", type=int, default=1)
+    p.add_argument("--outage-rounds", type=int, default=3)
     p.add_argument("--requests", type=int, default=1000)
     p.add_argument("--users", type=int, default=4)
     p.add_argument("--threads", type=int, default=100)
@@ -1045,10 +1106,11 @@ def main():
     log("seed %d (KILL_SEED=%d repeats the rounds' choices)" % (seed, seed))
     rng = random.Random(seed)
     rounds = []
-    plan = [("kill", i + 1) for i in range(args.kill_rounds)] + [("outage", args.kill_rounds + i + 1) for i in range(args.outage_rounds)]
-    for mode, number in plan:
-        log("round %d (%s) …" % (number, mode))
-        r = run_round(args, number, mode, random.Random(rng.random()))
+    plan = [("kill", i + 1, False) for i in range(args.kill_rounds)] + \
+        [("outage", args.kill_rounds + i + 1, i % 2 == 1) for i in range(args.outage_rounds)]
+    for mode, number, crash in plan:
+        log("round %d (%s) …" % (number, mode if not crash else "outage, PostgreSQL crashed"))
+        r = run_round(args, number, mode, random.Random(rng.random()), crash)
         rounds.append(r)
         f = r.facts
         log("round %d: %s in %.1f s" % (number, "PASS" if not r.failures else "FAIL", f.get("round s", 0)))
@@ -1060,7 +1122,7 @@ def main():
     print()
     head = ("round", "disruption", "at s", "writes", "2xx first", "no answer", "503", "not sent", "retried", "back s",
             "lost", "doubled", "mismatch", "5xx≠503", "round s", "result")
-    fmt = "%-5s %-10s %6s %6s %9s %9s %5s %8s %7s %6s %5s %7s %8s %7s %7s  %s"
+    fmt = "%-5s %-12s %6s %6s %9s %9s %5s %8s %7s %6s %5s %7s %8s %7s %7s  %s"
     print(fmt % head)
     for r in rounds:
         f = r.facts
@@ -1068,14 +1130,16 @@ def main():
         def num(k, spec="%.2f"):
             v = f.get(k)
             return "-" if v is None else (spec % v)
-        print(fmt % (r.number, "SIGKILL" if r.mode == "kill" else "pg %.0fs" % args.down, num("at s"), num("writes", "%d"),
+        print(fmt % (r.number, "SIGKILL" if r.mode == "kill" else "pg %s %.0fs" % ("crash" if r.crash else "stop", args.down),
+                     num("at s"), num("writes", "%d"),
                      num("2xx in load", "%d"), num("no answer", "%d"), num("503", "%d"), num("not sent", "%d"),
                      num("retried", "%d"), num("back after s"), num("lost", "%d"), num("doubled", "%d"),
                      num("mismatched", "%d"), num("5xx not 503", "%d"), num("round s", "%.1f"),
                      "PASS" if not r.failures else "FAIL"))
     print()
     for r in rounds:
-        print("round %d (%s):" % (r.number, r.mode))
+        print("round %d (%s):" % (r.number, "SIGKILL of the server" if r.mode == "kill" else
+                                    "PostgreSQL %s for %.0f s" % ("crashed (immediate stop)" if r.crash else "stopped", args.down)))
         for line in r.lines:
             print(line)
         for failure in r.failures:

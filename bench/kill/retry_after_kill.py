@@ -40,6 +40,7 @@ import http.client
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -51,6 +52,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 CLIENT_TIMEOUT = 30.0
+CRASH_TEXT = re.compile(r"Fatal error|Precondition failed|Assertion failed|Program crashed|SIGILL|SIGSEGV|SIGABRT|SIGBUS|SIGTRAP")
 PASSWORD = "correct horse battery staple"
 T0 = time.monotonic()
 
@@ -529,6 +531,11 @@ def run_round(args, number, mode, rng, crash=False):
     finally:
         server.stop()
         r.facts["round s"] = time.monotonic() - round_began
+        # A crash of its own (a trap, a failed precondition) leaves Swift's report in the log.
+        with open(server.log_path, errors="replace") as text:
+            crashes = [line.strip() for line in text if CRASH_TEXT.search(line)]
+        if crashes:
+            r.fail("crash text in the server's log (%s): %s" % (server.log_path, crashes[:3]))
 
 
 def free_port():
@@ -587,6 +594,8 @@ def drive(args, r, tag, rng, server, client, db, work):
         disruption["at s"] = time.monotonic() - began
         disruption["acked before"] = acked[0]
         if r.mode == "kill":
+            if not server.alive():
+                r.fail("the server had died before the kill (exit status %s)" % server.process.returncode)
             killed.set()
             server.kill()
             load_done.set()
@@ -1110,15 +1119,19 @@ def main():
         [("outage", args.kill_rounds + i + 1, i % 2 == 1) for i in range(args.outage_rounds)]
     for mode, number, crash in plan:
         log("round %d (%s) …" % (number, mode if not crash else "outage, PostgreSQL crashed"))
-        r = run_round(args, number, mode, random.Random(rng.random()), crash)
+        try:
+            r = run_round(args, number, mode, random.Random(rng.random()), crash)
+        except (Exception, SystemExit) as error:  # a round that could not finish is a failed round
+            r = Round(number, mode, crash)
+            r.fail("the round stopped: %s" % (error,))
         rounds.append(r)
         f = r.facts
         log("round %d: %s in %.1f s" % (number, "PASS" if not r.failures else "FAIL", f.get("round s", 0)))
 
     print()
-    print("Nothing acknowledged is lost: %d writes a round (POSTs %d on %d threads, profile changes beside them), "
-          "%d users a round, seed %d" % (rounds[0].facts.get("writes", 0) if rounds else 0, args.requests, args.threads,
-                                        args.users, seed))
+    sizes = [r.facts["writes"] for r in rounds if "writes" in r.facts] or [0]
+    print("Nothing acknowledged is lost: %d to %d writes a round (%d POSTs on %d threads, profile changes beside them), "
+          "%d users a round, seed %d" % (min(sizes), max(sizes), args.requests, args.threads, args.users, seed))
     print()
     head = ("round", "disruption", "at s", "writes", "2xx first", "no answer", "503", "not sent", "retried", "back s",
             "lost", "doubled", "mismatch", "5xx≠503", "round s", "result")

@@ -5,6 +5,8 @@
 #   scripts/pg.sh start test DIR     throwaway cluster in DIR with fast, non-durable settings
 #   scripts/pg.sh start bench DIR    throwaway cluster in DIR with durable settings (fsync on)
 #   scripts/pg.sh stop  dev|DIR
+#   scripts/pg.sh crash DIR          stops a throwaway cluster as a crash would (immediate mode:
+#                                    no checkpoint; the next start replays the WAL)
 #   scripts/pg.sh url   dev          prints the DATABASE_URL of the dev cluster
 #
 # PostgreSQL refuses to run as root, so when we are root the cluster runs as the `postgres` user.
@@ -145,12 +147,18 @@ case "$cmd" in
     [ -n "$dir" ] && [ -f "$dir/PG_VERSION" ] || exit 0
     as_owner "$bindir/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
     ;;
+  crash)
+    bindir=$(find_bindir) || exit 0
+    dir=${target:?usage: pg.sh crash DIR}
+    [ "$dir" != dev ] && [ -f "$dir/PG_VERSION" ] || die "usage: pg.sh crash DIR (a throwaway cluster)"
+    as_owner "$bindir/pg_ctl" -D "$dir" -m immediate -w stop >/dev/null 2>&1 || true
+    ;;
   url)
     [ "$target" = dev ] && [ -f "$here/.data/postgres.location" ] || die "the dev cluster has not been created"
     dir=$(cat "$here/.data/postgres.location")
     echo "postgres://lifelog@127.0.0.1:$(port_of "$dir")/lifelog"
     ;;
   *)
-    die "usage: pg.sh start dev | start test DIR | stop dev|DIR | url dev"
+    die "usage: pg.sh start dev | start test DIR | stop dev|DIR | crash DIR | url dev"
     ;;
 esac

@@ -92,7 +92,7 @@ def today_of(token):
 # ---- Pages ----
 
 def new_page(browser, scheme="light", width=1280, height=800):
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, locale="en-US")
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, locale="en-US", accept_downloads=True)
     page = context.new_page()
     page.on("dialog", lambda d: (_ for _ in ()).throw(AssertionError(f"a dialog opened: {d.message}")))
     return context, page
@@ -424,6 +424,42 @@ def main():
             page.reload()
             expect(page.get_by_role("button", name="Sign in")).to_be_visible()
         sign_out()
+
+        @flow("download my data, then delete my account")
+        def your_data():
+            other = f"bo-{uuid.uuid4().hex[:8]}@example.com"
+            requests.post(f"{API}/auth/register", json={"email": other, "password": PASSWORD, "name": "Bo", "timezone": "Europe/Belgrade"},
+                          timeout=30).raise_for_status()
+            bo = bearer_login(other)
+            call(bo, "POST", "/habits", {"name": "Stretch", "kind": "boolean", "schedule": {"type": "daily"}})
+            bo_context, bo_page = new_page(browser)
+            try:
+                sign_in(bo_page, other)
+                nav(bo_page, "Settings")
+                with bo_page.expect_download() as info:
+                    bo_page.get_by_role("button", name="Download my data").click()
+                with open(info.value.path()) as file:
+                    lines = [json.loads(line) for line in file.read().splitlines()]
+                assert lines[0]["format"] == "lifelog-export" and lines[-1]["type"] == "end", (lines[0], lines[-1])
+                assert any(line.get("type") == "habit" and line.get("name") == "Stretch" for line in lines), lines
+                # A wrong password erases nothing and says so beside the field.
+                bo_page.get_by_label("Your password, to confirm").fill("not my password")
+                bo_page.get_by_role("button", name="Delete my account").click()
+                expect(bo_page.get_by_text("is not your current password")).to_be_visible()
+                assert requests.get(f"{API}/me", headers={"Authorization": f"Bearer {bo}"}, timeout=30).status_code == 200
+                bo_page.get_by_label("Your password, to confirm").fill(PASSWORD)
+                bo_page.get_by_role("button", name="Delete my account").click()
+                expect(bo_page.get_by_text("Your account was erased.")).to_be_visible()
+                expect(bo_page.get_by_role("button", name="Sign in")).to_be_visible()
+                # Gone for every client: the old token, the password, and nothing behind the back button.
+                assert requests.get(f"{API}/me", headers={"Authorization": f"Bearer {bo}"}, timeout=30).status_code == 401
+                assert requests.post(f"{API}/auth/login", json={"email": other, "password": PASSWORD}, timeout=30).status_code == 401
+                bo_page.go_back()
+                bo_page.wait_for_timeout(800)
+                assert "Stretch" not in bo_page.locator("body").inner_text()
+            finally:
+                bo_context.close()
+        your_data()
 
         @flow("the server stopped: the kept Today with its 'last refreshed' line")
         def offline():

@@ -118,6 +118,7 @@ export async function api(method, path, body, options = {}) {
     }
     // A proxy or a server that is shutting down: for writes, as good as offline.
     if (answer.status === 502 || answer.status === 504) throw new OfflineError(`HTTP ${answer.status}`);
+    if (answer.ok && options.asFile) return { blob: await answer.blob(), name: fileName(answer.headers.get('Content-Disposition')) };
     const text = await answer.text();
     const json = text ? JSON.parse(text) : null;
     if (!answer.ok) throw new ApiError(answer.status, json);
@@ -125,6 +126,25 @@ export async function api(method, path, body, options = {}) {
     return json;
   }
   throw new ApiError(401, { title: 'Unauthorized' });
+}
+
+/** The file name the server gave a download (`attachment; filename="…"`). */
+function fileName(disposition) {
+  const match = /filename="([^"]+)"/.exec(disposition || '');
+  return match ? match[1] : 'download';
+}
+
+/** A download fetched with the access token (which no link could carry) and handed to the browser. */
+export async function download(path) {
+  const { blob, name } = await api('GET', path, undefined, { asFile: true });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+  return name;
 }
 
 // GETs started early (beside the labels, at sign-in), each answer taken by the first get of its

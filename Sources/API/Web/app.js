@@ -195,12 +195,12 @@ async function signedOut() {
   renderAuth(root, { onSignedIn: signedIn });
 }
 
-async function signOut(everywhere) {
+async function signOut(everywhere, message) {
   try { await A.signOut(everywhere); } catch (error) { /* the cookie is cleared either way */ }
   await signedOut();
-  toast(t('dash.signed_out'));
+  toast(t(message || 'dash.signed_out'));
 }
-window.addEventListener('lifelog:sign-out', (e) => signOut(Boolean(e.detail?.everywhere)));
+window.addEventListener('lifelog:sign-out', (e) => signOut(Boolean(e.detail?.everywhere), e.detail?.message));
 window.addEventListener('lifelog:labels', () => { frame(); show(); });
 window.addEventListener('hashchange', () => { if (A.user && !offline) show({ focusMain: true }); });
 // A page restored from the back-forward cache after sign-out shows nothing private.

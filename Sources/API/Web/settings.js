@@ -1,7 +1,7 @@
 // Settings: profile (time zone, day start, language, currency, reminder times), devices (a key
 // shown once, a pairing code, revoke), webhooks (add, test, recent deliveries, remove), recent
-// reminders, password,
-// and signing out everywhere.
+// reminders, password, signing out everywhere, and your data (download it all, or erase the
+// account for good).
 import * as A from './api.js';
 import { h, card, empty, field, input, select, showProblem, formError, values, badge, reportError, toast } from './ui.js';
 
@@ -119,6 +119,7 @@ export async function renderSettings(root, ctx) {
     } catch (error) { showProblem(password, error); }
   });
   root.append(password);
+  root.append(yourData());
   root.append(card('dash.settings.sessions', h('button', { type: 'button', class: 'danger', onclick: () => window.dispatchEvent(new CustomEvent('lifelog:sign-out', { detail: { everywhere: true } })) }, t('dash.sign_out_everywhere'))));
 }
 
@@ -135,4 +136,25 @@ async function toggleDeliveries(button, into, webhook) {
         h('span', { class: 'muted' }, [d.due_at, d.last_status ? t('dash.settings.webhook_answer', { status: d.last_status }) : null, d.last_error].filter(Boolean).join(' · '))),
         badge(d.status_label, d.color_token)))) : empty());
   } catch (error) { reportError(error); }
+}
+
+// Download everything (GET /export), or erase the account with the password (DELETE /me).
+function yourData() {
+  const download = h('button', { type: 'button', class: 'primary', onclick: async () => {
+    try { await A.download('/export'); } catch (error) { reportError(error); }
+  } }, t('dash.settings.download'));
+  const erase = h('form', { class: 'form-card', novalidate: true }, formError(),
+    h('p', { class: 'warning' }, t('dash.settings.delete_warning')),
+    h('div', { class: 'row' },
+      field('dash.settings.delete_password', input({ type: 'password', autocomplete: 'current-password' }), { name: 'password' })),
+    h('button', { type: 'submit', class: 'danger' }, t('dash.settings.delete_account')));
+  erase.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await A.api('DELETE', '/me', { password: values(erase).password ?? '' });
+      window.dispatchEvent(new CustomEvent('lifelog:sign-out', { detail: { message: 'dash.settings.account_deleted' } }));
+    } catch (error) { showProblem(erase, error); }
+  });
+  return card('dash.settings.your_data', h('div', {}, h('p', { class: 'muted' }, t('dash.settings.download_hint')), download),
+    h('h3', {}, t('dash.settings.delete_account')), erase);
 }

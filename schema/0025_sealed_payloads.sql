@@ -20,6 +20,21 @@ CREATE TABLE erased_owners (
   erased_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- An erasure deletes a user's rows from a rebuild's new tables too (one running, or left by an
+-- interrupted one): the server's role needs the schema (the rebuild grants it from now on).
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'lifelog_rebuild') THEN
+    GRANT USAGE ON SCHEMA lifelog_rebuild TO lifelog_app;
+  END IF;
+END $$;
+
+-- An erasure deletes by these columns; they were not indexed.
+CREATE INDEX ON refresh_tokens (user_id);
+CREATE INDEX ON pairing_codes (user_id);
+CREATE INDEX ON device_keys (user_id);
+CREATE INDEX ON projection_dead_letters (owner_id);
+
 -- `sealed` holds what `data` and `metadata` held; those stay for events stored before this
 -- migration until the server seals them (at start, `lifelog migrate`), then they are NULL.
 ALTER TABLE events ADD COLUMN sealed bytea;
@@ -50,7 +65,9 @@ BEGIN
     RAISE EXCEPTION 'an append must be the first write of its transaction' USING ERRCODE = 'LL005';
   END IF;
   PERFORM 1 FROM owner_keys k WHERE k.owner_id = p_owner_id FOR KEY SHARE;
-  IF NOT FOUND THEN
+  -- A later statement, a later snapshot: an erasure that committed while this waited is seen
+  -- here even if a key was made again for the owner meanwhile (a first write racing it).
+  IF NOT FOUND OR EXISTS (SELECT 1 FROM erased_owners e WHERE e.owner_id = p_owner_id) THEN
     RAISE EXCEPTION 'owner % has no data key (erased)', p_owner_id USING ERRCODE = 'LL006';
   END IF;
 

@@ -34,8 +34,9 @@ extension PostgresEventStore {
                 schemaVersion: row.7, data: row.8 ?? "{}", metadataJSON: row.9 ?? "{}", recordedAt: row.12)
             if let sealed = row.10 {
                 if let wrapped = row.11 {
-                    (event.data, event.metadataJSON) = try SealedPayload.open(
-                        sealed, eventId: event.eventId, key: try keyring.unwrap(wrapped, owner: event.ownerId))
+                    (event.data, event.metadataJSON) = try SealedPayload.open(sealed, binding: SealedPayload.Binding(
+                        eventId: event.eventId, ownerId: event.ownerId, streamId: event.streamId, type: event.type,
+                        schemaVersion: event.schemaVersion), key: try keyring.unwrap(wrapped, owner: event.ownerId))
                 } else {
                     event.shredded = true
                 }

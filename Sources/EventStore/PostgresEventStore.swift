@@ -81,7 +81,8 @@ public struct PostgresEventStore: Sendable {
             throw Self.translate(error, stream: stream, expected: expected)
         }
         let sealed = try zip(events, metadata).map { event, metadata in
-            try SealedPayload.seal(data: event.data, metadata: metadata, eventId: event.eventId, key: key)
+            try SealedPayload.seal(data: event.data, metadata: metadata, binding: SealedPayload.Binding(
+                eventId: event.eventId, ownerId: stream.ownerId, streamId: stream.id, type: event.type, schemaVersion: event.schemaVersion), key: key)
         }
         let arguments = Self.appendArguments(stream: stream, expected: expected, events: events, sealed: sealed)
         let query: any AppendCall = fresh ? FreshAppendStatement(arguments: arguments) : AppendStatement(arguments: arguments)

@@ -15,6 +15,7 @@ extension ProjectionRebuilder {
     ) async throws -> (LogPosition, Int64) {
         let logger = self.logger
         var (position, applied) = (start, done)
+        let patience = clock.now + .seconds(10)
         while true {
             let done = applied
             let from = position
@@ -33,9 +34,31 @@ extension ProjectionRebuilder {
                 applied += Int64(batch.count)
                 try progressed(applied)
             }
-            if batch.count < batchSize { break }
+            // A short batch means caught up, or a transaction elsewhere (in any database of the
+            // cluster) holds the snapshot frontier back. What is left the cutover applies while
+            // every append waits, so a lot left behind the frontier is waited for (briefly) here.
+            if batch.count < batchSize {
+                guard try await Self.beyondFrontier(projector, after: position, atLeast: batchSize, on: connection, logger: logger),
+                      clock.now < patience else { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
         return (position, applied)
+    }
+
+    /// True when the log holds at least `count` events of the projector after `position`,
+    /// visible or not yet.
+    static func beyondFrontier(
+        _ projector: any Projector, after position: LogPosition, atLeast count: Int, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let rows = try await connection.rows("""
+            SELECT count(*) >= \(count) FROM (SELECT 1 FROM events
+              WHERE (transaction_id, global_position) > (\(String(position.transactionId))::xid8, \(position.globalPosition))
+                AND (\(projector.eventTypes)::text[] IS NULL OR event_type = ANY(\(projector.eventTypes)::text[]))
+              LIMIT \(count)) AS ahead
+            """, logger: logger)
+        for try await enough in rows.decode(Bool.self) { return enough }
+        return false
     }
 
     /// Under the append gate (and the projector's lock, for an async one): applies what is
@@ -47,6 +70,9 @@ extension ProjectionRebuilder {
     ) async throws -> (LogPosition, Int64) {
         let logger = self.logger
         let gate = AdvisoryLock.appendGate
+        // Bounded from the gate on: while this waits for it exclusively, every append waits behind
+        // it (a long erasure holds it shared); an attempt that gives up is tried again later.
+        try await connection.run("SELECT set_config('lock_timeout', \(lockTimeoutMs), true)", logger: logger)
         try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
         if projector.mode == .async {
             let key = AdvisoryLock.projector(projector.name)
@@ -70,7 +96,6 @@ extension ProjectionRebuilder {
         let appRoleExists = try await Self.scalar(
             Bool.self, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app')",
             on: connection, logger: logger) ?? false
-        try await connection.run("SELECT set_config('lock_timeout', \(lockTimeoutMs), true)", logger: logger)
         for table in projector.tables {
             // Identifiers cannot be bound parameters; these are checked plain names from code.
             try await connection.run("DROP TABLE \(unescaped: liveSchema).\(unescaped: table)", logger: logger)
@@ -85,7 +110,8 @@ extension ProjectionRebuilder {
             """, logger: logger)
         try await connection.run("""
             INSERT INTO \(unescaped: liveSchema).projection_dead_letters
-            SELECT * FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)
+            SELECT * FROM lifelog_rebuild.projection_dead_letters
+            WHERE projector = \(projector.name) AND owner_id <> ALL(\(erased)::uuid[])
             """, logger: logger)
         try await connection.run("DELETE FROM lifelog_rebuild.projection_dead_letters WHERE projector = \(projector.name)", logger: logger)
         if projector.mode == .async {

@@ -168,6 +168,13 @@ public struct ProjectionRebuilder: Sendable {
         // Over 60 lines: one transaction that makes or resumes the shadow tables, its statements in order.
         try await connection.transaction(logger: logger) { connection in
             try await connection.run("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild", logger: logger)
+            // The server's role erases a user from these tables too (ErasureStore); the default
+            // privileges of schema/0001 give it their rows, this gives it the schema.
+            try await connection.run("""
+                DO $$ BEGIN
+                  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'lifelog_app') THEN GRANT USAGE ON SCHEMA lifelog_rebuild TO lifelog_app; END IF;
+                END $$
+                """, logger: logger)
             try await connection.run("""
                 CREATE TABLE IF NOT EXISTS lifelog_rebuild.rebuild_progress (
                   projector       text   PRIMARY KEY,

@@ -35,12 +35,17 @@ struct RestoreCommand: AsyncParsableCommand {
         let keyring = try Environment.keyring(configuration)
         let logger = Environment.logger("lifelog.restore", level: .warning)
         let file = self.file
+        let migrator = try Environment.migrator(configuration)
         try await Environment.withOwnerClient(configuration, logger: logger) { client in
             do {
                 try await DatabaseBackup.restore(configuration.databaseURL, from: file, client: client, logger: logger)
             } catch let failure as DatabaseBackup.Failure {
                 throw CLIError(failure.description)
             }
+            // A backup of an older version is brought up to this one first (its events sealed
+            // too), so the read models are rebuilt by this version's projectors from this log.
+            try await migrator.migrate(on: client, logger: logger)
+            try await PlainPayloads.sealAll(client: client, keyring: keyring, logger: logger)
             try await ProjectionsCommand.Rebuild.rebuild(AreaCatalog.projectors, client: client, keyring: keyring, logger: logger)
         }
         print("restored \(file) into \(configuration.databaseURL.database)")

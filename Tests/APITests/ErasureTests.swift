@@ -132,6 +132,24 @@ import TestSupport
         }
     }
 
+    /// Rows a rebuild had already put in its new tables (one running, or one that was
+    /// interrupted) go with the erasure too, and the dead letters it set aside stay behind.
+    @Test func anErasureReachesARebuildsNewTables() async throws {
+        try await AppHarness.with { harness, http in
+            let token = try #require(try await http.register("shadow@example.com").string("access_token"))
+            _ = try await http.call(.post, "/api/v1/habits", token: token, json: #"{"name":"ZqShadowHabit","kind":"boolean","schedule":{"type":"daily"}}"#)
+            try await PostgresClient.withRunning(harness.database.ownerConfiguration(), logger: TestDatabase.logger) { owner in
+                // As a rebuild leaves them when it is interrupted (`ProjectionRebuilder.prepareShadow`).
+                try await owner.query("CREATE SCHEMA IF NOT EXISTS lifelog_rebuild")
+                try await owner.query("GRANT USAGE ON SCHEMA lifelog_rebuild TO lifelog_app")
+                try await owner.query("CREATE TABLE lifelog_rebuild.rm_habits AS SELECT * FROM rm_habits")
+                #expect(try await http.call(.delete, "/api/v1/me", token: token, json: #"{"password":"correct horse battery"}"#).status == .noContent)
+                let left = try await owner.query("SELECT count(*)::int FROM lifelog_rebuild.rm_habits")
+                for try await count in left.decode(Int.self) { #expect(count == 0) }
+            }
+        }
+    }
+
     @Test func everyTableIsErasedOrNamedAsHoldingNoUsersRows() async throws {
         try await TestDatabase.withAppClient { _, client in
             let rows = try await client.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'")

@@ -175,7 +175,8 @@ import TestSupport
         try await TestDatabase.withAppClient { _, client in
             let stream = Fixtures.stream()
             let event = Fixtures.event()
-            let sealed = try SealedPayload.seal(data: event.data, metadata: "{}", eventId: event.eventId, key: SymmetricKey(size: .bits256))
+            let binding = SealedPayload.Binding(eventId: event.eventId, ownerId: stream.ownerId, streamId: stream.id, type: event.type, schemaVersion: 1)
+            let sealed = try SealedPayload.seal(data: event.data, metadata: "{}", binding: binding, key: SymmetricKey(size: .bits256))
             let arguments = PostgresEventStore.appendArguments(stream: stream, expected: .any, events: [event], sealed: [sealed])
             // Both functions: the first attempt's (without the replay check) and the retry's.
             let calls: [any AppendCall] = [FreshAppendStatement(arguments: arguments), AppendStatement(arguments: arguments)]

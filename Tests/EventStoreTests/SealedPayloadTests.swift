@@ -41,11 +41,27 @@ import TestSupport
     }
 
     @Test func aSealedPayloadOpensOnlyForItsOwnEventAndKey() throws {
-        let key = SymmetricKey(size: .bits256), id = UUID()
-        let sealed = try SealedPayload.seal(data: #"{"a":1}"#, metadata: "{}", eventId: id, key: key)
-        #expect(try SealedPayload.open(sealed, eventId: id, key: key).data == #"{"a":1}"#)
-        #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, eventId: UUID(), key: key) }
-        #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, eventId: id, key: SymmetricKey(size: .bits256)) }
+        let key = SymmetricKey(size: .bits256)
+        let binding = SealedPayload.Binding(eventId: UUID(), ownerId: UUID(), streamId: "habit-1", type: "habit.logged", schemaVersion: 1)
+        for data in [#"{"a":1}"#, "{\"long\":\"" + String(repeating: "x", count: 4_000) + "\"}"] {
+            let sealed = try SealedPayload.seal(data: data, metadata: "{}", binding: binding, key: key)
+            #expect(try SealedPayload.open(sealed, binding: binding, key: key).data == data)
+            // Another event, owner, stream, type or version, or another key: it does not open.
+            var others = [binding, binding, binding, binding, binding]
+            others[0].eventId = UUID()
+            others[1].ownerId = UUID()
+            others[2].streamId = "habit-2"
+            others[3].type = "habit.unlogged"
+            others[4].schemaVersion = 2
+            for other in others {
+                #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, binding: other, key: key) }
+            }
+            #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(sealed, binding: binding, key: SymmetricKey(size: .bits256)) }
+            // The format byte is authenticated too: flipping it is refused, not misread.
+            var flipped = sealed
+            flipped.setInteger(sealed.getInteger(at: 0, as: UInt8.self) == 1 ? UInt8(2) : UInt8(1), at: 0)
+            #expect(throws: SealedPayload.Unreadable.self) { try SealedPayload.open(flipped, binding: binding, key: key) }
+        }
     }
 
     @Test func withoutItsKeyAnOwnersEventsAreShreddedAndNothingMoreIsWritten() async throws {
@@ -77,6 +93,34 @@ import TestSupport
                 await #expect(throws: EventStoreError.ownerErased(gone.ownerId)) {
                     try await fresh.append(to: Fixtures.stream(owner: gone.ownerId), expected: .any, events: [Self.event("new")])
                 }
+            }
+        }
+    }
+
+    /// A first write racing the erasure of its owner (a process with no key cached): its key
+    /// insert waits on the row the erasure deletes and goes ahead once the erasure commits. The
+    /// key is then taken back, and the append refused: nothing is written under a key that lives on.
+    @Test func aKeyMadeWhileItsOwnerWasBeingErasedIsTakenBack() async throws {
+        try await TestDatabase.with { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in
+                let stream = Fixtures.stream()
+                try await PostgresEventStore(client: client, keyring: AppHarness.keyring, logger: logger)
+                    .append(to: stream, expected: .noStream, events: [Self.event("before")])
+                let erasing = try await PostgresConnection.connect(
+                    configuration: try database.ownerURL.connectionConfiguration(), id: 99, logger: logger)
+                try await erasing.query("BEGIN", logger: logger)
+                try await erasing.query("INSERT INTO erased_owners (owner_id) VALUES (\(stream.ownerId))", logger: logger)
+                try await erasing.query("DELETE FROM owner_keys WHERE owner_id = \(stream.ownerId)", logger: logger)
+                let fresh = PostgresEventStore(client: client, keyring: try OwnerKeyring(secrets: AppHarness.keys.map(\.secret)), logger: logger)
+                let late = Task { try await fresh.append(to: stream, expected: .any, events: [Self.event("late")]) }
+                try await Task.sleep(for: .milliseconds(500))
+                try await erasing.query("COMMIT", logger: logger)
+                try await erasing.close()
+                await #expect(throws: EventStoreError.ownerErased(stream.ownerId)) { try await late.value }
+                let keys = try await client.query("SELECT count(*)::int FROM owner_keys WHERE owner_id = \(stream.ownerId)", logger: logger)
+                for try await count in keys.decode(Int.self) { #expect(count == 0) }
+                let events = try await client.query("SELECT count(*)::int FROM events WHERE owner_id = \(stream.ownerId)", logger: logger)
+                for try await count in events.decode(Int.self) { #expect(count == 1) }
             }
         }
     }

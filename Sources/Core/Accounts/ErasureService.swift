@@ -21,20 +21,23 @@ public struct ErasureService: Sendable {
         try await eraseAccount(userId)
     }
 
-    /// The operator erases the account with this email; answers its id.
+    /// The operator erases the account with this email, then prunes the deleted rows from the
+    /// tables' pages (as the tables' owner, which the operator's command is); answers its id.
     @discardableResult
     public func erase(email: String) async throws -> UUID {
         guard let userId = try await store.users.userId(email: Email.normalize(email)) else { throw ResourceError.notFound }
         try await eraseAccount(userId)
+        try await store.erasures.vacuumAfterErasure()
         return userId
     }
 
     func eraseAccount(_ userId: UUID) async throws {
         let user = try await store.user(userId)
-        let name = store.throttleName(Email.normalize(user.profile.email))
-        try await store.erasures.erase(userId, email: Email.normalize(user.profile.email), throttleKeys: [
-            "account:\(name)", "erase:\(userId.uuidString)", "password-change:\(userId.uuidString)",
-        ], throttlePrefixes: ["account-address:\(name)|"])
+        let email = Email.normalize(user.profile.email), name = store.throttleName(email)
+        // The throttle's names of the email: keyed now, the address itself before (an upgrade).
+        try await store.erasures.erase(userId, email: email, throttleKeys: [
+            "account:\(name)", "account:\(email)", "erase:\(userId.uuidString)", "password-change:\(userId.uuidString)",
+        ], throttlePrefixes: ["account-address:\(name)|", "account-address:\(email)|"])
         store.keyring.forget(userId)
     }
 }

@@ -92,14 +92,21 @@ public final class OwnerKeyring: Sendable {
             SELECT \(owner), \(wrapped), \(by) WHERE NOT EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
             ON CONFLICT (owner_id) DO NOTHING
             """, logger: logger)
-        let rows = try await client.query("SELECT wrapped FROM owner_keys WHERE owner_id = \(owner)", logger: logger)
+        // A new statement sees an erasure that committed while the insert waited on its key row
+        // (the insert then went ahead): that key goes again, and the owner stays erased.
+        let rows = try await client.query("""
+            SELECT wrapped FROM owner_keys WHERE owner_id = \(owner) AND NOT EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
+            """, logger: logger)
         for try await stored in rows.decode(ByteBuffer.self) { return try unwrap(stored, owner: owner) }
+        try await client.query("""
+            DELETE FROM owner_keys WHERE owner_id = \(owner) AND EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
+            """, logger: logger)
         throw EventStoreError.ownerErased(owner)
     }
 
     /// Wraps every stored key that another server key wrapped under the first one; answers how
-    /// many it rewrapped. Keys no configured server key opens are left as they are and counted
-    /// in the error.
+    /// many it rewrapped. A key no configured server key opens stops it (`KeyUnavailable`),
+    /// before anything of that batch is changed: `serve` then refuses to start.
     @discardableResult
     public func rewrapAll(client: PostgresClient, logger: Logger) async throws -> Int {
         let current = serverKeys[0].id

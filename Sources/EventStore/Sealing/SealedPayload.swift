@@ -4,7 +4,8 @@ import Foundation
 import NIOCore
 
 /// An event's payload and metadata as the log stores them (issue 29): AES-GCM under the owner's
-/// data key, bound to the event's id (a sealed value copied onto another event does not open).
+/// data key, bound to the event (`Binding`: a sealed value copied onto another event, or an event
+/// given another type, owner or stream, does not open).
 ///
 /// Layout: one format byte, then AES-GCM's nonce (12 bytes), ciphertext and tag (16). The
 /// plaintext is the payload's length (4 bytes, big-endian), the payload's and the metadata's
@@ -46,7 +47,39 @@ public enum SealedPayload {
         if !ok { throw EventStoreError.invalidEventData("not a JSON object, or a NUL character (\\u0000) in it") }
     }
 
-    public static func seal(data: String, metadata: String, eventId: UUID, key: SymmetricKey) throws -> ByteBuffer {
+    /// What a sealed payload is bound to (AES-GCM's authenticated data, beside the format byte):
+    /// the columns of its row that say what it is. Not its stream version, which the database
+    /// gives it after it is sealed.
+    public struct Binding: Sendable {
+        public var eventId: UUID
+        public var ownerId: UUID
+        public var streamId: String
+        public var type: String
+        public var schemaVersion: Int16
+
+        public init(eventId: UUID, ownerId: UUID, streamId: String, type: String, schemaVersion: Int16) {
+            self.eventId = eventId
+            self.ownerId = ownerId
+            self.streamId = streamId
+            self.type = type
+            self.schemaVersion = schemaVersion
+        }
+
+        func authenticated(format: UInt8) -> [UInt8] {
+            var bytes: [UInt8] = [format]
+            bytes += eventId.bytes
+            bytes += ownerId.bytes
+            bytes += [UInt8(truncatingIfNeeded: schemaVersion >> 8), UInt8(truncatingIfNeeded: schemaVersion)]
+            // Lengths first: no two (stream, type) pairs read as the same bytes.
+            for text in [streamId, type] {
+                let utf8 = Array(text.utf8)
+                bytes += [UInt8(truncatingIfNeeded: utf8.count >> 8), UInt8(truncatingIfNeeded: utf8.count)] + utf8
+            }
+            return bytes
+        }
+    }
+
+    public static func seal(data: String, metadata: String, binding: Binding, key: SymmetricKey) throws -> ByteBuffer {
         var plaintext = [UInt8]()
         plaintext.reserveCapacity(4 + data.utf8.count + metadata.utf8.count)
         let length = UInt32(data.utf8.count)
@@ -58,7 +91,7 @@ public enum SealedPayload {
             plaintext = smaller
             format = deflated
         }
-        let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: eventId.bytes)
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: binding.authenticated(format: format))
         var sealed = ByteBuffer()
         sealed.reserveCapacity(1 + 12 + plaintext.count + 16)
         sealed.writeInteger(format)
@@ -68,7 +101,7 @@ public enum SealedPayload {
         return sealed
     }
 
-    public static func open(_ sealed: ByteBuffer, eventId: UUID, key: SymmetricKey) throws -> (data: String, metadata: String) {
+    public static func open(_ sealed: ByteBuffer, binding: Binding, key: SymmetricKey) throws -> (data: String, metadata: String) {
         var sealed = sealed
         guard let format = sealed.readInteger(as: UInt8.self), format == plain || format == deflated,
               let nonceBytes = sealed.readBytes(length: 12), sealed.readableBytes >= 16,
@@ -78,9 +111,9 @@ public enum SealedPayload {
         let opened: Data
         do {
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonceBytes), ciphertext: body, tag: tag)
-            opened = try AES.GCM.open(box, using: key, authenticating: eventId.bytes)
+            opened = try AES.GCM.open(box, using: key, authenticating: binding.authenticated(format: format))
         } catch {
-            throw Unreadable(reason: "its key or its event id does not match")
+            throw Unreadable(reason: "its key, or the event it was sealed for, does not match")
         }
         var plaintext = [UInt8](opened)
         if format == deflated {

@@ -63,8 +63,24 @@ public struct ErasureStore: Sendable {
     /// shared (a rebuild's cutover, which takes it exclusively, then sees them erased and purges
     /// its new tables too) and waits for appends and projector batches that hold their key.
     public func erase(_ owner: UUID, email: String, throttleKeys: [String] = [], throttlePrefixes: [String] = []) async throws {
+        // Two erasures of users who share goals can lock each other's rows in opposite order,
+        // and a refresh token stored meanwhile can still name a session being deleted: PostgreSQL
+        // then aborts one of them, which is done again from the start.
+        for attempt in 1...3 {
+            do {
+                return try await eraseOnce(owner, email: email, throttleKeys: throttleKeys, throttlePrefixes: throttlePrefixes)
+            } catch where attempt < 3 && ["40P01", "23503"].contains(PostgresErrors.sqlState(error)) {
+                continue
+            }
+        }
+    }
+
+    func eraseOnce(_ owner: UUID, email: String, throttleKeys: [String], throttlePrefixes: [String]) async throws {
         do {
             try await client.transaction(logger: logger) { connection in
+                // A user with years of minute-level health data has millions of rows: the
+                // request's statement limit is lifted for this transaction.
+                try await connection.run("SELECT set_config('statement_timeout', '0', true)", logger: logger)
                 let gate = AdvisoryLock.appendGate
                 try await connection.run("SELECT pg_advisory_xact_lock_shared(\(gate.0), \(gate.1))", logger: logger)
                 let plain = try await connection.rows(
@@ -73,6 +89,15 @@ public struct ErasureStore: Sendable {
                 try await connection.run("INSERT INTO erased_owners (owner_id) VALUES (\(owner)) ON CONFLICT DO NOTHING", logger: logger)
                 try await connection.run("DELETE FROM owner_keys WHERE owner_id = \(owner)", logger: logger)
                 try await Self.purge([owner], on: connection, logger: logger)
+                // And from a rebuild's new tables, running or left by one that was interrupted.
+                let shadow = try await connection.rows("""
+                    SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(ProjectionRebuilder.shadowSchema)
+                    """, logger: logger)
+                var shadowTables = Set<String>()
+                for try await table in shadow.decode(String.self) { shadowTables.insert(table) }
+                if !shadowTables.isEmpty {
+                    try await Self.purge([owner], tables: shadowTables, schema: ProjectionRebuilder.shadowSchema, on: connection, logger: logger)
+                }
                 // Throttles are counted by what was typed (a keyed hash of the email), not by the account.
                 try await connection.run("""
                     DELETE FROM auth_failures
@@ -89,12 +114,15 @@ public struct ErasureStore: Sendable {
     }
 
     /// Deletes every row of these owners from the tables `search_path` finds first (a rebuild's
-    /// cutover points it at its new tables), limited to `tables` when given.
-    public static func purge(_ owners: [UUID], tables: Set<String>? = nil, on connection: PostgresConnection, logger: Logger) async throws {
+    /// cutover points it at its new tables), or from `schema`'s, limited to `tables` when given.
+    public static func purge(
+        _ owners: [UUID], tables: Set<String>? = nil, schema: String? = nil, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         for (table, column) in Self.rows where tables?.contains(table) ?? true {
-            // Identifiers cannot be bound; these are constants of this file.
+            // Identifiers cannot be bound; these are constants of this file and the rebuild's.
+            let name = schema.map { "\($0).\(table)" } ?? table
             try await connection.run("""
-                DELETE FROM \(unescaped: table) WHERE \(unescaped: column) = ANY(\(owners)::uuid[])
+                DELETE FROM \(unescaped: name) WHERE \(unescaped: column) = ANY(\(owners)::uuid[])
                 """, logger: logger)
         }
     }
@@ -108,8 +136,20 @@ public struct ErasureStore: Sendable {
             let rows = try await connection.rows("SELECT owner_id FROM erased_owners WHERE erased_at >= \(since)", logger: logger)
             var owners: [UUID] = []
             for try await owner in rows.decode(UUID.self) { owners.append(owner) }
-            if !owners.isEmpty { try await Self.purge(owners, on: connection, logger: logger) }
+            if !owners.isEmpty {
+                try await connection.run("DELETE FROM owner_keys WHERE owner_id = ANY(\(owners)::uuid[])", logger: logger)
+                try await Self.purge(owners, on: connection, logger: logger)
+            }
             return owners.count
+        }
+    }
+
+    /// Prunes the rows an erasure deleted from every table it touched, at once rather than at
+    /// autovacuum's next pass: until then a deleted row's bytes stay in the table's pages. Needs
+    /// the tables' owner (`lifelog users erase` runs as it; the server's role cannot).
+    public func vacuumAfterErasure() async throws {
+        for table in Set(Self.rows.map(\.table)).union(["owner_keys", "auth_failures"]).sorted() {
+            try await client.run("VACUUM \(unescaped: table)", logger: logger)
         }
     }
 

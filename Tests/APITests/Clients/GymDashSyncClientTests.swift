@@ -34,6 +34,22 @@ import TestSupport
             && answer.object["errors"] is [String]
     }
 
+    /// The app names the device as the phone is named; what a list cannot show is left out, and
+    /// the pairing goes through (the fuzz found a name with C1 control characters refused).
+    @Test func aDeviceNameWithControlCharactersPairsUnderWhatCanBeShown() async throws {
+        try await AppHarness.with { _, http in
+            let token = try #require(try await http.register("gymname@example.com").string("access_token"))
+            // As JSON escapes in the body: BEL and C1 controls around a name, then nothing else.
+            for (sent, shown) in [(#"\u0007Ana\u009f's phone\u009c"#, "Ana's phone"), (#"\u0014\u0085 "#, "GymDashSync")] {
+                let code = try #require(try await http.call(.post, "/api/v1/devices/pairing-codes", token: token).string("code"))
+                let paired = try await http.call(.post, "/pair", json: #"{"code":"\#(code)","device_name":"\#(sent)"}"#)
+                #expect(paired.status == .ok, "\(paired.text)")
+                let devices = try await http.call(.get, "/api/v1/devices", token: token).object["items"] as? [[String: Any]] ?? []
+                #expect(devices.contains { $0["name"] as? String == shown }, "\(devices)")
+            }
+        }
+    }
+
     @Test func pairingWithALifelogCodeThenEveryUploadAsTheAppSendsIt() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: true) { _, http in
             let token = try #require(try await http.register("ana@example.com", timezone: "Europe/London").string("access_token"))

@@ -44,10 +44,11 @@ ALTER TABLE events ALTER COLUMN sealed SET STORAGE EXTERNAL;
 ALTER TABLE events ADD CONSTRAINT events_sealed_or_plain
   CHECK ((sealed IS NOT NULL AND data IS NULL AND metadata IS NULL) OR (sealed IS NULL AND data IS NOT NULL AND metadata IS NOT NULL)) NOT VALID;
 
--- The append of a sealed batch. As lifelog_append_fresh (0018), and it holds the owner's key row
--- (FOR KEY SHARE) until the commit: an erasure, which deletes that row, waits for appends in
--- flight, and an append after an erasure finds no key and fails (LL006) instead of writing rows
--- into read models that were just purged.
+-- The append of a sealed batch. As lifelog_append_fresh (0018), and it holds the owner's lock
+-- shared until the commit (an advisory lock: no row is written for it, no MultiXact when one
+-- owner's appends run side by side): an erasure takes it exclusively, so it waits for the
+-- appends in flight, and an append after an erasure finds no key and fails (LL006) instead of
+-- writing rows into read models that were just purged. The key's (namespace + 4, hashtext(owner)).
 CREATE FUNCTION lifelog_append_sealed_fresh(
   p_stream_id text, p_owner_id uuid, p_stream_type text, p_expected bigint,
   p_event_ids uuid[], p_types text[], p_schema_versions smallint[], p_sealed bytea[])
@@ -64,10 +65,11 @@ BEGIN
   IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
     RAISE EXCEPTION 'an append must be the first write of its transaction' USING ERRCODE = 'LL005';
   END IF;
-  PERFORM 1 FROM owner_keys k WHERE k.owner_id = p_owner_id FOR KEY SHARE;
+  PERFORM pg_advisory_xact_lock_shared(1280068688, hashtext(p_owner_id::text));
   -- A later statement, a later snapshot: an erasure that committed while this waited is seen
   -- here even if a key was made again for the owner meanwhile (a first write racing it).
-  IF NOT FOUND OR EXISTS (SELECT 1 FROM erased_owners e WHERE e.owner_id = p_owner_id) THEN
+  IF NOT EXISTS (SELECT 1 FROM owner_keys k WHERE k.owner_id = p_owner_id)
+     OR EXISTS (SELECT 1 FROM erased_owners e WHERE e.owner_id = p_owner_id) THEN
     RAISE EXCEPTION 'owner % has no data key (erased)', p_owner_id USING ERRCODE = 'LL006';
   END IF;
 

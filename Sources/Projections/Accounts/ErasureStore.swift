@@ -61,7 +61,8 @@ public struct ErasureStore: Sendable {
     /// Erases `owner` (whose email is `email`, lower-cased) in one transaction: marks them
     /// erased, deletes their data key, and purges every row of theirs. Takes the append gate
     /// shared (a rebuild's cutover, which takes it exclusively, then sees them erased and purges
-    /// its new tables too) and waits for appends and projector batches that hold their key.
+    /// its new tables too) and waits for the owner's appends (their lock) and the projector
+    /// batches that hold their key row.
     public func erase(_ owner: UUID, email: String, throttleKeys: [String] = [], throttlePrefixes: [String] = []) async throws {
         // Two erasures of users who share goals can lock each other's rows in opposite order,
         // and a refresh token stored meanwhile can still name a session being deleted: PostgreSQL
@@ -87,6 +88,10 @@ public struct ErasureStore: Sendable {
                     "SELECT EXISTS (SELECT 1 FROM events WHERE owner_id = \(owner) AND sealed IS NULL)", logger: logger)
                 for try await exists in plain.decode(Bool.self) where exists { throw Failure.plainEventsRemain }
                 try await connection.run("INSERT INTO erased_owners (owner_id) VALUES (\(owner)) ON CONFLICT DO NOTHING", logger: logger)
+                // The owner's appends hold this lock shared to their commit (schema/0025, the same
+                // key): the erasure waits for those in flight, and those after it find no key.
+                try await connection.run("SELECT pg_advisory_xact_lock(1280068688, hashtext(\(owner)::uuid::text))", logger: logger)
+                // Async projector batches hold the key row (FOR KEY SHARE) to their commit.
                 try await connection.run("DELETE FROM owner_keys WHERE owner_id = \(owner)", logger: logger)
                 try await Self.purge([owner], on: connection, logger: logger)
                 // And from a rebuild's new tables, running or left by one that was interrupted.

@@ -8,12 +8,6 @@ extension Request {
     /// must be strict JSON first (`StrictJSON`); and what the DTO reads is held to the document
     /// (`StrictDecoder`: no `null` where it is not nullable, no NUL or half a surrogate pair in
     /// a string). Members the DTO does not read are ignored, whatever they hold.
-    /// A command's typed input: the body read as its draft, then checked (`ValidatedInput`); a
-    /// draft with wrong fields is one 422 naming them all.
-    func input<T: ValidatedInput>(_ type: T.Type, context: some RequestContext) async throws -> T {
-        try T.validated(from: try await json(T.Draft.self, context: context)).get()
-    }
-
     func json<T: Decodable>(_ type: T.Type, context: some RequestContext) async throws -> T {
         var request = self
         let body = try await request.collectBody(upTo: context.maxUploadSize)

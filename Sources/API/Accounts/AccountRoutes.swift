@@ -124,10 +124,11 @@ public struct AccountsArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record, webhook: webhook))
         }
         user.patch("me") { request, context in
-            let change = try await request.json(ProfileChange.self, context: context)
-            let url = change.reminders?.webhookUrl ?? .keep, secret = change.reminders?.webhookSecret ?? .keep
+            let draft = try await request.json(ProfileChangeDraft.self, context: context)
+            let url = draft.reminders?.webhookUrl ?? .keep, secret = draft.reminders?.webhookSecret ?? .keep
             // Checked before anything is saved: a bad webhook leaves the profile as it was too.
             try ValidationFailure.check(try await reminders.webhookErrors(context.userId, url: url, secret: secret))
+            let change = try ProfileChange.validated(from: draft).get()
             let record = try await profiles.update(context.command(ifMatch: try ETag.ifMatch(request)), change: change)
             let newSecret = try await reminders.applyWebhook(context.userId, url: url, secret: secret)
             let webhook = try await reminders.webhook(context.userId)

@@ -22,14 +22,6 @@ public struct AccountsArea: Area {
         reminders = context.services.reminders
     }
 
-    struct RegisterRequest: Decodable {
-        var email: String
-        var password: String
-        var name: String
-        var timezone: String
-        var language: String?
-        var currency: String?
-    }
     struct LoginRequest: Decodable {
         var email: String
         var password: String
@@ -71,10 +63,8 @@ public struct AccountsArea: Area {
         // Over 60 lines: the area's route table, one short closure per route.
         let sessions = accounts.sessions, devices = accounts.devices, profiles = accounts.profiles
         api.post("auth/register") { request, context in
-            let body = try await request.json(RegisterRequest.self, context: context)
-            let (user, pair) = try await sessions.register(.init(
-                email: body.email, password: body.password, name: body.name, timezone: body.timezone,
-                language: body.language, currency: body.currency), address: context.remoteAddress)
+            let account = try await request.input(NewAccount.self, context: context)
+            let (user, pair) = try await sessions.register(account, address: context.remoteAddress)
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(user.version)], response: TokenDTO(pair, user: user))
         }
         api.post("auth/login") { request, context in

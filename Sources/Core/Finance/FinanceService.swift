@@ -12,9 +12,9 @@ public struct FinanceService: AreaService {
     let basis: ServiceBasis
     let finance: FinanceReadModel
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        finance = FinanceReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis) {
+        self.basis = basis
+        finance = FinanceReadModel(client: basis.client, logger: basis.logger)
     }
 
     func settings(_ owner: UUID) async throws -> (calendar: UserCalendar, currency: Currency) {

@@ -34,10 +34,9 @@ public struct HabitService: AreaService {
     let habits: HabitsReadModel
     let cache: HabitFactsCache
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, cache: HabitFactsCache = HabitFactsCache()) {
-        self.cache = cache
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        habits = HabitsReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis, cache: HabitFactsCache = HabitFactsCache()) {
+        (self.basis, self.cache) = (basis, cache)
+        habits = HabitsReadModel(client: basis.client, logger: basis.logger)
     }
 
     static func stream(_ habitId: UUID, owner: UUID) -> StreamName {

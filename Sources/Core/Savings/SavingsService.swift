@@ -13,9 +13,9 @@ public struct SavingsService: AreaService {
     let savings: SavingsReadModel
     let cache = SavingsGoalCache()
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        savings = SavingsReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis) {
+        self.basis = basis
+        savings = SavingsReadModel(client: basis.client, logger: basis.logger)
     }
 
     /// The caller's logical today, or the as-of date they asked for.

@@ -32,7 +32,8 @@ struct ImportCommand: AsyncParsableCommand {
                 guard let userId = try await AccountsReadModel(client: client, logger: logger).userId(email: email) else {
                     throw CLIError("no account has this email")
                 }
-                let health = HealthService(store: store, clock: SystemClock(), logger: logger)
+                // A one-shot process: this is all it builds, so it builds it here (no server's services to share).
+                let health = HealthService(ServiceBasis(store: store, clock: SystemClock(), logger: logger))
                 return try await Self.importAll(from: source, into: health, userId: userId, compressedSize: source.isZip ? size : nil, size: source.isZip ? nil : size)
             }
             print(summary)

@@ -43,10 +43,10 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             guard passwordStdin else { throw CLIError("pass --password-stdin and give the password on standard input") }
             guard let password = readLine(strippingNewline: true), !password.isEmpty else { throw CLIError("no password on standard input") }
-            let registration = SessionService.Registration(
+            let account = try NewAccount.validated(from: AccountDraft(
                 email: email, password: password, name: name ?? String(email.split(separator: "@").first ?? "user"),
-                timezone: timezone, language: language, currency: currency?.uppercased())
-            let user = try await UsersCommand.withAccounts { accounts in try await accounts.sessions.register(registration).0 }
+                timezone: timezone, language: language, currency: currency?.uppercased())).get()
+            let user = try await UsersCommand.withAccounts { accounts in try await accounts.sessions.register(account).0 }
             print("created \(user.profile.email) (\(user.id.uuidString.lowercased()))")
         }
     }

@@ -44,7 +44,7 @@ import TestSupport
                     case 1:
                         var change = ProfileChange()
                         change.timezone = ["Europe/Belgrade", "UTC", "America/New_York"][random.next(3)]
-                        change.language = ["en", "ru", "sr"][random.next(3)]
+                        change.language = [Language.en, .ru, .sr][random.next(3)]
                         change.weekStart = 1 + random.next(7)
                         _ = try await accounts.profiles.update(context, change: change)
                     case 2, 3:

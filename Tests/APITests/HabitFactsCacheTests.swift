@@ -39,7 +39,7 @@ import TestSupport
             }
 
             let cache = HabitFactsCache()
-            let service = HabitService(store: store, clock: harness.clock, logger: TestDatabase.logger, cache: cache)
+            let service = HabitService(ServiceBasis(store: store, clock: harness.clock, logger: TestDatabase.logger), cache: cache)
             let answers = try await withThrowingTaskGroup(of: [Int].self) { group in
                 for _ in 0..<10 { group.addTask { try await service.list(owner, on: nil).map(\.state.bestStreak) } }
                 return try await group.reduce(into: [[Int]]()) { $0.append($1) }

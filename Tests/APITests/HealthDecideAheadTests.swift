@@ -29,7 +29,7 @@ import TestSupport
             let token = try #require(try await http.register("ahead@example.com").string("access_token"))
             let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
             let store = PostgresEventStore(client: harness.client, keyring: AppHarness.keyring, hook: InlineProjections(projectors: AreaCatalog.projectors), logger: TestDatabase.logger)
-            try await body(HealthService(store: store, clock: harness.clock, logger: TestDatabase.logger), owner, harness.client)
+            try await body(HealthService(ServiceBasis(store: store, clock: harness.clock, logger: TestDatabase.logger)), owner, harness.client)
         }
     }
 

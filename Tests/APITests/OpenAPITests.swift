@@ -372,9 +372,10 @@ import TestSupport
         let day = try #require(LocalDate("2026-11-23"))
         func habit(full: Bool, schedule: HabitSchedule = .weekdays([1, 3, 5])) -> HabitDTO {
             HabitDTO(HabitView(
-                id: id, name: "Read", emoji: full ? "📚" : nil, color: full ? "blue" : nil, kind: full ? .numeric : .boolean,
-                target: full ? 20 : nil, unit: full ? "pages" : nil, schedule: schedule, startDate: day,
-                reminderTime: full ? "08:00" : nil, archived: false, version: 3, date: day,
+                habit: Habit(id: id, name: "Read", emoji: full ? "📚" : nil, color: full ? "blue" : nil, kind: full ? .numeric : .boolean,
+                             target: full ? 20 : nil, unit: full ? "pages" : nil, reminderTime: full ? LocalTime(hour: 8, minute: 0) : nil,
+                             startDate: day, schedules: [.init(from: day, schedule: schedule)]),
+                schedule: schedule, version: 3, date: day,
                 state: HabitState(
                     dueToday: true, completedToday: false, todayValue: full ? 5 : nil,
                     periodProgress: full ? .init(done: 1, target: 3, start: day, end: day.adding(days: 6)) : nil,

@@ -47,22 +47,22 @@ import TestSupport
                 do {
                     switch pick {
                     case 0:
-                        let view = try await savings.create(context, SavingsGoalDraft(name: "Goal \(step)", currency: "EUR",
-                                                                                       targetAmount: random.next(2) == 0 ? nil : "1000.00"))
+                        let view = try await savings.create(context, try NewSavingsGoal.validated(from: SavingsGoalDraft(
+                            name: "Goal \(step)", currency: "EUR", targetAmount: random.next(2) == 0 ? nil : "1000.00")).get())
                         goals.append(view.goal.id)
                     case 1:
                         _ = try await savings.setPlan(context, goals[random.next(goals.count)],
-                                                      SavingsPlanDraft(amount: "\(50 + random.next(100)).00", anchorDay: .day(1 + random.next(28)),
-                                                                       startMonth: "2026-0\(1 + random.next(3))"))
+                                                      try Checked(reading: SavingsPlanDraft(amount: "\(50 + random.next(100)).00", anchorDay: .day(1 + random.next(28)),
+                                                                                            startMonth: "2026-0\(1 + random.next(3))")))
                     case 2, 3:
                         let goal = goals[random.next(goals.count)]
                         let kind = pick == 2 ? "deposit" : "withdrawal"
-                        let made = try await savings.addMovement(context, goal, SavingsMovementDraft(
-                            kind: kind, amount: "\(1 + random.next(40)).50", date: "2026-03-\(10 + random.next(10))"))
+                        let made = try await savings.addMovement(context, goal, try Checked(reading: SavingsMovementDraft(
+                            kind: kind, amount: "\(1 + random.next(40)).50", date: "2026-03-\(10 + random.next(10))")))
                         movements[goal, default: []].append(made.movement.id)
                         movedCount()
                     case 4:
-                        _ = try await savings.update(context, goals[random.next(goals.count)], SavingsGoalChange(name: "Renamed \(step)"))
+                        _ = try await savings.update(context, goals[random.next(goals.count)], try Checked(reading: SavingsGoalChangeDraft(name: "Renamed \(step)")))
                     default:
                         let goal = goals[random.next(goals.count)]
                         if let made = movements[goal], !made.isEmpty {

@@ -115,8 +115,9 @@ import Testing
     let now = DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: LocalDate(daysSinceEpoch: 0))
 
     @Test func aProfileChangeToWhatIsThereStoresNothingAndAnUnknownDeviceIsNotFound() throws {
-        let registered = try Given(AccountDecider.self).when(.register(userId: userId, email: "a@example.com", password: "long enough pass",
-                                                                       name: "A", timezone: "Europe/Belgrade", language: nil, currency: nil), at: now)
+        let account = try NewAccount.validated(from: AccountDraft(email: "a@example.com", password: "long enough pass", name: "A",
+                                                                  timezone: "Europe/Belgrade")).get()
+        let registered = try Given(AccountDecider.self).when(.register(userId: userId, profile: account.profile), at: now)
         guard case .registered(let account)? = registered.first, registered.count == 1 else {
             Issue.record("registration decided \(registered)")
             return
@@ -142,5 +143,23 @@ import Testing
         Reading(NewDevice.self, DeviceDraft(name: "W\u{0}", kind: "toaster"))
             .thenErrors([FieldError("name", "must not contain control characters"),
                          FieldError("kind", "must be one of watch, ring, phone, scale, app, automation, other")])
+    }
+}
+
+/// When a registration is read, then a typed account, or every wrong field at once in the order
+/// the decider named them when it read the strings itself.
+@Suite struct NewAccountDraftTests {
+    @Test func aRegistrationReadsAsTypesOrNamesEveryWrongField() {
+        Reading(NewAccount.self, AccountDraft(email: "A@Example.com", password: "long enough pass", name: " A ", timezone: "UTC",
+                                              language: "sr", currency: "JPY"))
+            .then(NewAccount(email: "A@Example.com", password: "long enough pass", name: " A ", timezone: "UTC", language: .sr,
+                             currency: Currency("JPY")))
+        Reading(NewAccount.self, AccountDraft(email: "not an address", password: "short", name: " ", timezone: "Mars/Olympus",
+                                              language: "de", currency: "eur"))
+            .thenErrors([FieldError("language", "must be one of en, ru, sr"), FieldError("email", "must be an email address"),
+                         FieldError("name", "must be 1 to 100 characters"),
+                         FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"),
+                         FieldError("currency", "must be an ISO 4217 code such as EUR"),
+                         FieldError("password", "must be at least 10 characters")])
     }
 }

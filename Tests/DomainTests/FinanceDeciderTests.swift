@@ -8,6 +8,8 @@ import Testing
     var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: today) }
     let eur = Currency("EUR")!
 
+    func category(_ draft: CategoryDraft) throws -> NewCategory { try NewCategory.validated(from: draft).get() }
+
     func categories(_ commands: [CategoryCommand]) throws -> (CategoryBook, [CategoryEvent]) {
         var events: [CategoryEvent] = []
         for command in commands { events += try Given(CategoryDecider.self, events).when(command, at: now) }
@@ -16,16 +18,16 @@ import Testing
 
     @Test func anActiveNameIsTakenPerKindUntilArchived() throws {
         let food = UUID(), salary = UUID()
-        let (book, history) = try categories([.create(id: food, CategoryDraft(name: " Food ", kind: .expense))])
+        let (book, history) = try categories([.create(id: food, category(CategoryDraft(name: " Food ", kind: .expense)))])
         #expect(history == [.created(.init(categoryId: food, name: "Food", emoji: nil, kind: .expense, color: nil))])
         #expect(book.categories[food]?.name == "Food")
         let given = Given(CategoryDecider.self, history)
-        given.thenThrows(.create(id: UUID(), CategoryDraft(name: "FOOD", kind: .expense)), at: now, ResourceError.self)
-        given.then(.create(id: salary, CategoryDraft(name: "Food", kind: .income)), at: now,
+        try given.thenThrows(.create(id: UUID(), category(CategoryDraft(name: "FOOD", kind: .expense))), at: now, ResourceError.self)
+        try given.then(.create(id: salary, category(CategoryDraft(name: "Food", kind: .income))), at: now,
                    [.created(.init(categoryId: salary, name: "Food", emoji: nil, kind: .income, color: nil))])
         let archived = given.and([.archived(.init(categoryId: food))])
         let again = UUID()
-        archived.then(.create(id: again, CategoryDraft(name: "Food", kind: .expense)), at: now,
+        try archived.then(.create(id: again, category(CategoryDraft(name: "Food", kind: .expense))), at: now,
                       [.created(.init(categoryId: again, name: "Food", emoji: nil, kind: .expense, color: nil))])
         archived.thenNothing(.archive(categoryId: food), at: now)
     }
@@ -33,19 +35,19 @@ import Testing
     @Test func aCategoryKeepsItsKindAndAnUnchangedPatchStoresNothing() throws {
         let id = UUID()
         let given = Given(CategoryDecider.self, [.created(.init(categoryId: id, name: "Rent", emoji: nil, kind: .expense, color: nil))])
-        given.thenThrows(.change(categoryId: id, CategoryChange(kind: .income)), at: now, ValidationFailure.self)
-        given.thenNothing(.change(categoryId: id, CategoryChange(name: "Rent")), at: now)
-        given.then(.change(categoryId: id, CategoryChange(name: "Home")), at: now,
+        try given.thenThrows(.change(categoryId: id, read(CategoryChange(kind: .income))), at: now, ValidationFailure.self)
+        try given.thenNothing(.change(categoryId: id, read(CategoryChange(name: "Rent"))), at: now)
+        try given.then(.change(categoryId: id, read(CategoryChange(name: "Home"))), at: now,
                    [.changed(.init(categoryId: id, name: "Home", emoji: nil, color: nil))])
-        given.thenThrows(.change(categoryId: UUID(), CategoryChange(name: "X")), at: now, ResourceError.self)
+        try given.thenThrows(.change(categoryId: UUID(), read(CategoryChange(name: "X"))), at: now, ResourceError.self)
     }
 
     @Test func budgetStepsApplyFromTheirMonthAndEndingRemovesLaterOnes() throws {
         let id = UUID()
         let (book, history) = try categories([
-            .create(id: id, CategoryDraft(name: "Food", kind: .expense)),
-            .setBudget(categoryId: id, BudgetRequest(amount: "200", currency: "EUR", fromMonth: "2026-01")),
-            .setBudget(categoryId: id, BudgetRequest(amount: "300", currency: "EUR", fromMonth: "2026-03")),
+            .create(id: id, category(CategoryDraft(name: "Food", kind: .expense))),
+            .setBudget(categoryId: id, read(BudgetDraft(amount: "200", currency: "EUR", fromMonth: "2026-01"))),
+            .setBudget(categoryId: id, read(BudgetDraft(amount: "300", currency: "EUR", fromMonth: "2026-03"))),
         ])
         #expect(history.dropFirst() == [.budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-01")!, amountMinor: 20_000, currency: eur)),
                                         .budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-03")!, amountMinor: 30_000, currency: eur))])
@@ -54,13 +56,13 @@ import Testing
         #expect(food.budget(in: LocalMonth("2026-02")!) == Money(minorUnits: 20_000, currency: eur))
         #expect(food.budget(in: LocalMonth("2027-01")!) == Money(minorUnits: 30_000, currency: eur))
         let given = Given(CategoryDecider.self, history)
-        given.thenNothing(.setBudget(categoryId: id, BudgetRequest(amount: "300.00", currency: "EUR", fromMonth: "2026-03")), at: now)
+        try given.thenNothing(.setBudget(categoryId: id, read(BudgetDraft(amount: "300.00", currency: "EUR", fromMonth: "2026-03"))), at: now)
         let end = CategoryEvent.budgetSet(.init(categoryId: id, fromMonth: LocalMonth("2026-02")!, amountMinor: nil, currency: nil))
-        given.then(.endBudget(categoryId: id, fromMonth: "2026-02"), at: now, [end])
+        try given.then(.endBudget(categoryId: id, read(BudgetEndDraft(fromMonth: "2026-02"))), at: now, [end])
         let ended = CategoryDecider.fold(history + [end])
         #expect(ended.categories[id]?.budget(in: LocalMonth("2026-04")!) == nil)
         #expect(ended.categories[id]?.budget(in: LocalMonth("2026-01")!) == Money(minorUnits: 20_000, currency: eur))
-        given.and([end]).thenNothing(.endBudget(categoryId: id, fromMonth: "2026-05"), at: now)
+        try given.and([end]).thenNothing(.endBudget(categoryId: id, read(BudgetEndDraft(fromMonth: "2026-05"))), at: now)
         #expect(BudgetRules.status(spent: 15_000, budget: 20_000) == .under)
         #expect(BudgetRules.status(spent: 16_000, budget: 20_000) == .near)
         #expect(BudgetRules.status(spent: 20_000, budget: 20_000) == .near)
@@ -77,19 +79,19 @@ import Testing
             (TransactionDecider.fold(events, from: TransactionState(categories: categories)), events)
         }
         let (empty, _) = given([])
-        #expect(try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .expense, amount: "4.5", categoryId: food), currency: eur), now)
+        #expect(try TransactionDecider.decide(empty, .record(id: id, read(TransactionDraft(kind: .expense, amount: "4.5", categoryId: food)), currency: eur), now)
                 == [.recorded(recorded)])
         #expect(recorded.amount.description == "4.50")
         #expect(throws: ValidationFailure.self) {
-            try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .income, amount: "1", categoryId: food), currency: eur), now)
+            try TransactionDecider.decide(empty, .record(id: id, read(TransactionDraft(kind: .income, amount: "1", categoryId: food)), currency: eur), now)
         }
         #expect(throws: ValidationFailure.self) {
-            try TransactionDecider.decide(empty, .record(id: id, TransactionDraft(kind: .expense, amount: "1", categoryId: UUID()), currency: eur), now)
+            try TransactionDecider.decide(empty, .record(id: id, read(TransactionDraft(kind: .expense, amount: "1", categoryId: UUID())), currency: eur), now)
         }
         let (stored, _) = given([.recorded(recorded)])
-        #expect(try TransactionDecider.decide(stored, .change(TransactionChange(amount: "4.50")), now).isEmpty)
+        #expect(try TransactionDecider.decide(stored, .change(read(TransactionChangeDraft(amount: "4.50"))), now).isEmpty)
         // A new currency keeps the amount as written, which must suit its digits.
-        #expect(throws: ValidationFailure.self) { try TransactionDecider.decide(stored, .change(TransactionChange(currency: "JPY")), now) }
+        #expect(throws: ValidationFailure.self) { try TransactionDecider.decide(stored, .change(read(TransactionChangeDraft(currency: "JPY"))), now) }
         #expect(try TransactionDecider.decide(stored, .delete, now) == [.deleted(.init(transactionId: id))])
         let (deleted, _) = given([.recorded(recorded), .deleted(.init(transactionId: id))])
         #expect(throws: ResourceError.self) { try TransactionDecider.decide(deleted, .delete, now) }

@@ -67,3 +67,30 @@ struct Reading<Input: ValidatedInput & Equatable> {
         }
     }
 }
+
+/// A draft read as the edge reads it (`CheckedInput`), for the command the API makes of it: the
+/// decider then reports the draft's errors with its own.
+func read<Input: CheckedInput>(_ draft: Input.Draft) throws -> Checked<Input> { try Checked(reading: draft) }
+
+/// The form of a checked draft's test (`CheckedInput`): when this draft is read, then this typed
+/// input with exactly these field errors, which the decider reports with its own, or a refusal
+/// at once.
+struct Checking<Input: CheckedInput & Equatable> {
+    let draft: Input.Draft
+
+    init(_: Input.Type, _ draft: Input.Draft) { self.draft = draft }
+
+    func then(_ expected: Input, errors: [FieldError] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+        switch Input.checked(from: draft) {
+        case .success(let checked): #expect(checked == Checked(expected, errors: errors), sourceLocation: sourceLocation)
+        case .failure(let failure): Issue.record("expected typed input, got \(failure.errors)", sourceLocation: sourceLocation)
+        }
+    }
+
+    func thenRefused(_ expected: [FieldError], sourceLocation: SourceLocation = #_sourceLocation) {
+        switch Input.checked(from: draft) {
+        case .success(let checked): Issue.record("expected a refusal, got \(checked)", sourceLocation: sourceLocation)
+        case .failure(let failure): #expect(failure.errors == expected, sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -36,18 +36,37 @@ import Testing
     }
 
     @Test func everyBrokenRuleIsReported() {
-        var change = ProfileChange()
+        var change = ProfileChangeDraft()
         change.timezone = "UTC+2"
         change.dayStartHour = -1
         change.weekStart = 8
         change.currency = "eur"
         change.reminders = .init(eveningTime: "25:00")
-        #expect(throws: ValidationFailure.self) { try change.apply(to: profile) }
+        #expect(throws: ValidationFailure.self) { try ProfileChange.validated(from: change).get().apply(to: profile) }
         do {
-            _ = try change.apply(to: profile)
+            _ = try ProfileChange.validated(from: change).get().apply(to: profile)
         } catch {
             #expect(Set(error.errors.map(\.field)) == ["timezone", "day_start_hour", "week_start", "currency", "reminders.evening_time"])
         }
+    }
+
+    @Test func aChangeReadsAsTypesOrNamesEveryWrongFieldInTheOrderItAlwaysHad() {
+        var draft = ProfileChangeDraft()
+        (draft.name, draft.currency, draft.language) = (" Ana ", "JPY", "sr")
+        draft.reminders = .init(morningTime: "07:30", enabledKinds: ["habit", "task_due"])
+        var change = ProfileChange()
+        (change.name, change.currency, change.language) = ("Ana", Currency("JPY"), .sr)
+        change.reminders = .init(morningTime: LocalTime(hour: 7, minute: 30), enabledKinds: [.habit, .taskDue])
+        Reading(ProfileChange.self, draft).then(change)
+        var bad = ProfileChangeDraft()
+        (bad.name, bad.timezone, bad.weekStart, bad.currency, bad.language) = ("", "CET+1", 0, "eur", "de")
+        bad.reminders = .init(eveningTime: "8pm", enabledKinds: ["habit", "weekly"])
+        Reading(ProfileChange.self, bad).thenErrors([
+            FieldError("language", "must be one of en, ru, sr"), FieldError("reminders.evening_time", LocalTime.inputRule),
+            FieldError("reminders.enabled_kinds", "each must be one of morning_digest, evening_nudge, task_due, savings_payment_due, habit, shared_savings_payment_due"),
+            FieldError("name", "must be 1 to 100 characters"), FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"),
+            FieldError("week_start", "must be an ISO weekday from 1 (Monday) to 7 (Sunday)"), FieldError("currency", "must be an ISO 4217 code such as EUR"),
+        ])
     }
 
     @Test func onlyIANANamesAreTimeZones() {

@@ -22,14 +22,6 @@ public struct AccountsArea: Area {
         reminders = context.services.reminders
     }
 
-    struct RegisterRequest: Decodable {
-        var email: String
-        var password: String
-        var name: String
-        var timezone: String
-        var language: String?
-        var currency: String?
-    }
     struct LoginRequest: Decodable {
         var email: String
         var password: String
@@ -75,10 +67,8 @@ public struct AccountsArea: Area {
         // Over 60 lines: the area's route table, one short closure per route.
         let sessions = accounts.sessions, devices = accounts.devices, profiles = accounts.profiles
         api.post("auth/register") { request, context in
-            let body = try await request.json(RegisterRequest.self, context: context)
-            let (user, pair) = try await sessions.register(.init(
-                email: body.email, password: body.password, name: body.name, timezone: body.timezone,
-                language: body.language, currency: body.currency), address: context.remoteAddress)
+            let account = try await request.input(NewAccount.self, context: context)
+            let (user, pair) = try await sessions.register(account, address: context.remoteAddress)
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(user.version)], response: TokenDTO(pair, user: user))
         }
         api.post("auth/login") { request, context in
@@ -128,10 +118,11 @@ public struct AccountsArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(record.version)], response: UserDTO(record, webhook: webhook))
         }
         user.patch("me") { request, context in
-            let change = try await request.json(ProfileChange.self, context: context)
-            let url = change.reminders?.webhookUrl ?? .keep, secret = change.reminders?.webhookSecret ?? .keep
+            let draft = try await request.json(ProfileChangeDraft.self, context: context)
+            let url = draft.reminders?.webhookUrl ?? .keep, secret = draft.reminders?.webhookSecret ?? .keep
             // Checked before anything is saved: a bad webhook leaves the profile as it was too.
             try ValidationFailure.check(try await reminders.webhookErrors(context.userId, url: url, secret: secret))
+            let change = try ProfileChange.validated(from: draft).get()
             let record = try await profiles.update(context.command(ifMatch: try ETag.ifMatch(request)), change: change)
             let newSecret = try await reminders.applyWebhook(context.userId, url: url, secret: secret)
             let webhook = try await reminders.webhook(context.userId)

@@ -44,10 +44,8 @@ extension AccountsArea {
         }
         browser.post("register") { request, context in
             try BrowserSession.checkOrigin(request)
-            let body = try await request.json(RegisterRequest.self, context: context)
-            let (user, pair) = try await sessions.register(.init(
-                email: body.email, password: body.password, name: body.name, timezone: body.timezone,
-                language: body.language, currency: body.currency), address: context.remoteAddress)
+            let account = try await request.input(NewAccount.self, context: context)
+            let (user, pair) = try await sessions.register(account, address: context.remoteAddress)
             return try await answer(.created, pair, user: user, request: request, context: context)
         }
         browser.post("refresh") { request, context in

@@ -38,7 +38,7 @@ public struct FinanceArea: Area {
         let finance = self.finance
         let categories = api.group("finance/categories", context: UserRequestContext.self)
         categories.post { request, context in
-            let view = try await finance.createCategory(context.command(), try await request.json(CategoryDraft.self, context: context))
+            let view = try await finance.createCategory(context.command(), try await request.input(NewCategory.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)],
                                   response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
@@ -52,7 +52,7 @@ public struct FinanceArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
         categories.patch("{id}") { request, context in
-            let change = try await request.json(CategoryChange.self, context: context)
+            let change = try await request.checked(CategoryChange.self, context: context)
             let view = try await finance.changeCategory(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
@@ -61,19 +61,19 @@ public struct FinanceArea: Area {
             return Response(status: .noContent)
         }
         categories.put("{id}/budget") { request, context in
-            let body = try await request.json(BudgetRequest.self, context: context)
-            let view = try await finance.setBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), body)
+            let step = try await request.checked(BudgetStep.self, context: context)
+            let view = try await finance.setBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), step)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
         categories.delete("{id}/budget") { request, context in
-            let view = try await finance.endBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(),
-                                                   fromMonth: request.query("from_month"))
+            let end = try Checked<BudgetEnd>(reading: BudgetEndDraft(fromMonth: request.query("from_month")))
+            let view = try await finance.endBudget(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), end)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: CategoryDTO(view, today: try await finance.today(context.userId)))
         }
 
         let transactions = api.group("finance/transactions", context: UserRequestContext.self)
         transactions.post { request, context in
-            let view = try await finance.record(context.command(), try await request.json(TransactionDraft.self, context: context))
+            let view = try await finance.record(context.command(), try await request.checked(NewTransaction.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
         }
         transactions.get { request, context in
@@ -89,7 +89,7 @@ public struct FinanceArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
         }
         transactions.patch("{id}") { request, context in
-            let change = try await request.json(TransactionChange.self, context: context)
+            let change = try await request.checked(TransactionChange.self, context: context)
             let view = try await finance.change(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
             return EditedResponse(headers: [.eTag: ETag.header(view.version)], response: TransactionDTO(view))
         }

@@ -48,7 +48,7 @@ struct HabitDTO: ResponseEncodable {
         unit = view.unit
         schedule = view.schedule
         startDate = view.startDate.description
-        reminderTime = view.reminderTime
+        reminderTime = view.reminderTime?.description
         archived = view.archived
         date = view.date.description
         dueToday = view.state.dueToday

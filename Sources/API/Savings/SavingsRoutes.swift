@@ -16,8 +16,6 @@ public struct SavingsArea: Area {
         savings = context.services.savings
     }
 
-    struct MemberBody: Decodable { var email: String }
-
     /// `?name=YYYY-MM-DD`, within the dates savings accepts anywhere.
     static func date(_ request: Request, _ name: String) throws -> LocalDate? {
         guard let date = try request.queryDate(name) else { return nil }
@@ -42,8 +40,7 @@ public struct SavingsArea: Area {
     func registerGoals(_ goals: RouterGroup<UserRequestContext>) {
         let savings = self.savings
         goals.post { request, context in
-            let draft = try await request.json(SavingsGoalDraft.self, context: context)
-            let view = try await savings.create(context.command(), draft)
+            let view = try await savings.create(context.command(), try await request.input(NewSavingsGoal.self, context: context))
             return EditedResponse(status: .created, headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
         }
         goals.get { request, context in
@@ -62,7 +59,7 @@ public struct SavingsArea: Area {
             return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
         }
         goals.patch("{id}") { request, context in
-            let change = try await request.json(SavingsGoalChange.self, context: context)
+            let change = try await request.checked(SavingsGoalChange.self, context: context)
             let view = try await savings.update(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), change)
             return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
         }
@@ -71,8 +68,8 @@ public struct SavingsArea: Area {
             return Response(status: .noContent)
         }
         goals.put("{id}/plan") { request, context in
-            let draft = try await request.json(SavingsPlanDraft.self, context: context)
-            let view = try await savings.setPlan(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), draft)
+            let plan = try await request.checked(NewSavingsPlan.self, context: context)
+            let view = try await savings.setPlan(context.command(ifMatch: try ETag.ifMatch(request)), try context.resourceId(), plan)
             return EditedResponse(headers: [.eTag: ETag.header(view.goal.version)], response: SavingsGoalDTO(view))
         }
         goals.delete("{id}/plan") { _, context in
@@ -92,8 +89,8 @@ public struct SavingsArea: Area {
     func registerMovements(_ goals: RouterGroup<UserRequestContext>) {
         let savings = self.savings
         goals.post("{id}/transactions") { request, context in
-            let draft = try await request.json(SavingsMovementDraft.self, context: context)
-            let view = try await savings.addMovement(context.command(), try context.resourceId(), draft)
+            let movement = try await request.checked(NewSavingsMovement.self, context: context)
+            let view = try await savings.addMovement(context.command(), try context.resourceId(), movement)
             return EditedResponse(status: .created, response: SavingsMovementDTO(view))
         }
         goals.get("{id}/transactions") { request, context in
@@ -119,8 +116,8 @@ public struct SavingsArea: Area {
         let savings = self.savings
         // Sharing needs consent: the owner invites by email, the invitee accepts or declines.
         goals.post("{id}/members") { request, context in
-            let body = try await request.json(MemberBody.self, context: context)
-            let (invitation, created) = try await savings.invite(context.command(), try context.resourceId(), email: body.email)
+            let invitee = try await request.checked(SavingsInvitee.self, context: context)
+            let (invitation, created) = try await savings.invite(context.command(), try context.resourceId(), invitee)
             return EditedResponse(status: created ? .created : .ok, response: SavingsInvitationDTO(invitation))
         }
         goals.get("{id}/members") { _, context in

@@ -39,34 +39,15 @@ public struct SessionService: Sendable {
 
     var logger: Logger { store.logger }
 
-    public struct Registration: Sendable {
-        public var email: String
-        public var password: String
-        public var name: String
-        public var timezone: String
-        public var language: String?
-        public var currency: String?
-        public init(email: String, password: String, name: String, timezone: String, language: String? = nil, currency: String? = nil) {
-            self.email = email
-            self.password = password
-            self.name = name
-            self.timezone = timezone
-            self.language = language
-            self.currency = currency
-        }
-    }
-
     /// `address` (the client's, for the API; nil from the command line) is throttled: every
     /// registration that passes the rules counts, successful or not.
-    public func register(_ registration: Registration, address: String? = nil) async throws -> (UserRecord, TokenPair) {
+    /// The account's rules were read at the edge (`NewAccount.validated`), so a refused
+    /// registration never pays for a bcrypt hash.
+    public func register(_ account: NewAccount, address: String? = nil) async throws -> (UserRecord, TokenPair) {
         let userId = UUID()
-        let command = AccountCommand.register(
-            userId: userId, email: registration.email, password: registration.password, name: registration.name,
-            timezone: registration.timezone, language: registration.language, currency: registration.currency)
-        // The rules first, so a refused registration never pays for a bcrypt hash.
-        _ = try AccountDecider.decide(nil, command, DecisionTime(instant: store.clock.now(), today: LocalDate(daysSinceEpoch: 0)))
+        let command = AccountCommand.register(userId: userId, profile: account.profile)
         if let address { _ = try await store.throttle.claim([("register:\(ClientAddress.throttleKey(address))", registrationsPerAddress)]).attempt() }
-        let hash = try await store.hasher.hash(registration.password)
+        let hash = try await store.hasher.hash(account.password)
         let now = store.clock.now()
         let sessions = store.sessions
         do {

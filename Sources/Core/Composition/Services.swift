@@ -23,12 +23,12 @@ public struct Services: Sendable {
     /// `allowPrivateWebhooks`: `LIFELOG_WEBHOOK_ALLOW_PRIVATE`, for the webhook services.
     public init(store: PostgresEventStore, clock: any WallClock, sealer: SecretSealer, logger: Logger,
                 readWait: Duration = .seconds(3), allowPrivateWebhooks: Bool = false) {
-        let users = AccountsReadModel(client: store.client, logger: logger)
-        habits = HabitService(store: store, clock: clock, logger: logger, cache: HabitFactsCache())
-        tasks = TaskService(store: store, clock: clock, logger: logger)
-        finance = FinanceService(store: store, clock: clock, logger: logger)
-        savings = SavingsService(store: store, clock: clock, logger: logger)
-        health = HealthService(store: store, clock: clock, logger: logger, readWait: readWait)
+        let basis = ServiceBasis(store: store, clock: clock, logger: logger), users = basis.users
+        habits = HabitService(basis, cache: HabitFactsCache())
+        tasks = TaskService(basis)
+        finance = FinanceService(basis)
+        savings = SavingsService(basis)
+        health = HealthService(basis, readWait: readWait)
         reminders = ReminderService(client: store.client, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks, sealer: sealer, logger: logger)
         webhooks = EventWebhookService(client: store.client, clock: clock, allowPrivateWebhooks: allowPrivateWebhooks, sealer: sealer, logger: logger)
         today = TodayService(habits: habits, tasks: tasks, savings: savings, finance: finance, health: health, reminders: reminders,

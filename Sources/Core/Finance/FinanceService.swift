@@ -12,9 +12,9 @@ public struct FinanceService: AreaService {
     let basis: ServiceBasis
     let finance: FinanceReadModel
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        finance = FinanceReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis) {
+        self.basis = basis
+        finance = FinanceReadModel(client: basis.client, logger: basis.logger)
     }
 
     func settings(_ owner: UUID) async throws -> (calendar: UserCalendar, currency: Currency) {
@@ -49,13 +49,13 @@ public struct FinanceService: AreaService {
         }
     }
 
-    public func createCategory(_ context: CommandContext, _ draft: CategoryDraft) async throws -> CategoryView {
+    public func createCategory(_ context: CommandContext, _ new: NewCategory) async throws -> CategoryView {
         let id = context.newId("category")
-        try await execute(context, category: nil, .create(id: id, draft))
+        try await execute(context, category: nil, .create(id: id, new))
         return try await category(context.userId, id)
     }
 
-    public func changeCategory(_ context: CommandContext, _ id: UUID, _ change: CategoryChange) async throws -> CategoryView {
+    public func changeCategory(_ context: CommandContext, _ id: UUID, _ change: Checked<CategoryChange>) async throws -> CategoryView {
         try await execute(context, category: id, .change(categoryId: id, change))
         return try await category(context.userId, id)
     }
@@ -64,13 +64,13 @@ public struct FinanceService: AreaService {
         try await execute(context, category: id, .archive(categoryId: id))
     }
 
-    public func setBudget(_ context: CommandContext, _ id: UUID, _ request: BudgetRequest) async throws -> CategoryView {
-        try await execute(context, category: id, .setBudget(categoryId: id, request))
+    public func setBudget(_ context: CommandContext, _ id: UUID, _ step: Checked<BudgetStep>) async throws -> CategoryView {
+        try await execute(context, category: id, .setBudget(categoryId: id, step))
         return try await category(context.userId, id)
     }
 
-    public func endBudget(_ context: CommandContext, _ id: UUID, fromMonth: String?) async throws -> CategoryView {
-        try await execute(context, category: id, .endBudget(categoryId: id, fromMonth: fromMonth))
+    public func endBudget(_ context: CommandContext, _ id: UUID, _ end: Checked<BudgetEnd>) async throws -> CategoryView {
+        try await execute(context, category: id, .endBudget(categoryId: id, end))
         return try await category(context.userId, id)
     }
 
@@ -120,14 +120,14 @@ public struct FinanceService: AreaService {
         }
     }
 
-    public func record(_ context: CommandContext, _ draft: TransactionDraft) async throws -> TransactionView {
+    public func record(_ context: CommandContext, _ new: Checked<NewTransaction>) async throws -> TransactionView {
         let id = context.newId("transaction")
         let (calendar, currency) = try await settings(context.userId)
-        try await execute(context, transaction: id, .record(id: id, draft, currency: currency), calendar: calendar)
+        try await execute(context, transaction: id, .record(id: id, new, currency: currency), calendar: calendar)
         return try await transaction(context.userId, id)
     }
 
-    public func change(_ context: CommandContext, _ id: UUID, _ change: TransactionChange) async throws -> TransactionView {
+    public func change(_ context: CommandContext, _ id: UUID, _ change: Checked<TransactionChange>) async throws -> TransactionView {
         try await execute(context, transaction: id, .change(change))
         return try await transaction(context.userId, id)
     }

@@ -4,24 +4,28 @@ import Foundation
 import Logging
 import Projections
 
-/// A habit as the API shows it: its definition and its state on `date`.
+/// A habit as the API shows it on `date`: the habit as stored (its fields read as the habit's,
+/// `view.name`; a target only on a numeric habit), the schedule in force that day and its state.
+@dynamicMemberLookup
 public struct HabitView: Sendable {
-    public var id: UUID
-    public var name: String
-    public var emoji: String?
-    public var color: String?
-    public var kind: HabitEvent.Kind
-    public var target: Decimal?
-    public var unit: String?
+    public var habit: Habit
     public var schedule: HabitSchedule
-    public var startDate: LocalDate
-    public var reminderTime: String?
-    public var archived: Bool
     public var version: Int64
     public var date: LocalDate
     public var state: HabitState
     /// Where the habit stands in the list, for cursors.
     public var position: HabitsReadModel.Position
+
+    public init(habit: Habit, schedule: HabitSchedule, version: Int64, date: LocalDate, state: HabitState, position: HabitsReadModel.Position) {
+        self.habit = habit
+        self.schedule = schedule
+        self.version = version
+        self.date = date
+        self.state = state
+        self.position = position
+    }
+
+    public subscript<Value>(dynamicMember field: KeyPath<Habit, Value>) -> Value { habit[keyPath: field] }
 }
 
 /// Habits: load, decide (`HabitDecider`), append; and the reads behind `/api/v1/habits`.
@@ -30,10 +34,9 @@ public struct HabitService: AreaService {
     let habits: HabitsReadModel
     let cache: HabitFactsCache
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, cache: HabitFactsCache = HabitFactsCache()) {
-        self.cache = cache
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        habits = HabitsReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis, cache: HabitFactsCache = HabitFactsCache()) {
+        (self.basis, self.cache) = (basis, cache)
+        habits = HabitsReadModel(client: basis.client, logger: basis.logger)
     }
 
     static func stream(_ habitId: UUID, owner: UUID) -> StreamName {
@@ -226,10 +229,10 @@ public struct HabitService: AreaService {
             let (row, facts) = pair
             let state = states[key] ?? HabitCalculator.state(facts, today: day)
             if states[key] == nil { computed[key] = state }
-            return HabitView(
-                id: row.id, name: row.name, emoji: row.emoji, color: row.color, kind: row.kind, target: facts.target, unit: row.unit,
-                schedule: facts.schedule(on: day).schedule, startDate: facts.start, reminderTime: row.reminderTime?.description,
-                archived: row.archived, version: row.version, date: day, state: state, position: row.position)
+            var habit = row.habit
+            (habit.target, habit.startDate) = (facts.target, facts.start)
+            return HabitView(habit: habit, schedule: facts.schedule(on: day).schedule, version: row.version, date: day, state: state,
+                             position: row.position)
         }
         if !computed.isEmpty { await cache.store(computed) }
         return views

@@ -12,10 +12,9 @@ public struct HealthService: AreaService {
     /// How long a read waits for the async models to reach a position (`EdgeLimits.readWait`).
     let readWait: Duration
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger, readWait: Duration = .seconds(3)) {
-        self.readWait = readWait
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        health = HealthReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis, readWait: Duration = .seconds(3)) {
+        (self.basis, self.readWait) = (basis, readWait)
+        health = HealthReadModel(client: basis.client, logger: basis.logger)
     }
 
     func samplesStream(_ owner: UUID) -> StreamName {

@@ -13,9 +13,9 @@ public struct SavingsService: AreaService {
     let savings: SavingsReadModel
     let cache = SavingsGoalCache()
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        savings = SavingsReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis) {
+        self.basis = basis
+        savings = SavingsReadModel(client: basis.client, logger: basis.logger)
     }
 
     /// The caller's logical today, or the as-of date they asked for.
@@ -78,13 +78,13 @@ public struct SavingsService: AreaService {
         return goal
     }
 
-    public func create(_ context: CommandContext, _ draft: SavingsGoalDraft) async throws -> SavingsGoalView {
+    public func create(_ context: CommandContext, _ new: NewSavingsGoal) async throws -> SavingsGoalView {
         let goalId = context.newId("savings-goal")
-        try await execute(context, goal: goalId, .create(id: goalId, draft))
+        try await execute(context, goal: goalId, .create(id: goalId, new))
         return try await goal(context.userId, goalId, asOf: nil)
     }
 
-    public func update(_ context: CommandContext, _ goalId: UUID, _ change: SavingsGoalChange) async throws -> SavingsGoalView {
+    public func update(_ context: CommandContext, _ goalId: UUID, _ change: Checked<SavingsGoalChange>) async throws -> SavingsGoalView {
         try await execute(context, goal: goalId, .change(change))
         return try await goal(context.userId, goalId, asOf: nil)
     }
@@ -93,8 +93,8 @@ public struct SavingsService: AreaService {
         try await execute(context, goal: goalId, .delete)
     }
 
-    public func setPlan(_ context: CommandContext, _ goalId: UUID, _ draft: SavingsPlanDraft) async throws -> SavingsGoalView {
-        try await execute(context, goal: goalId, .setPlan(draft))
+    public func setPlan(_ context: CommandContext, _ goalId: UUID, _ plan: Checked<NewSavingsPlan>) async throws -> SavingsGoalView {
+        try await execute(context, goal: goalId, .setPlan(plan))
         return try await goal(context.userId, goalId, asOf: nil)
     }
 
@@ -102,15 +102,16 @@ public struct SavingsService: AreaService {
         try await execute(context, goal: goalId, .endPlan)
     }
 
-    /// Invites the account with this email (as typed). Whether the caller may invite comes
-    /// first (a member gets 403, anyone else 404), then what the address is: the lookup is part of
-    /// loading, and only the owner hears that no account has it (422 on `email`). Answers the
-    /// invitation, and whether this call created it (false: one was already pending).
-    public func invite(_ context: CommandContext, _ goalId: UUID, email: String) async throws -> (SavingsInvitationView, created: Bool) {
-        let typed = email.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Invites the account with this address (as typed, trimmed). Whether the caller may invite
+    /// comes first (a member gets 403, anyone else 404), then what the address is: the lookup is
+    /// part of loading, and only the owner hears that no account has it (422 on `email`). Answers
+    /// the invitation, and whether this call created it (false: one was already pending).
+    public func invite(_ context: CommandContext, _ goalId: UUID, _ address: Checked<SavingsInvitee>) async throws
+        -> (SavingsInvitationView, created: Bool)
+    {
         let invitationId = context.newId("savings-invitation")
-        let invitee = try await users.userId(email: Email.normalize(typed))
-        var goal = try await execute(context, goal: goalId, .invite(id: invitationId, email: typed, invitee: invitee))
+        let invitee = try await users.userId(email: Email.normalize(address.input.email))
+        var goal = try await execute(context, goal: goalId, .invite(id: invitationId, address, invitee: invitee))
         if goal == nil { goal = try await load(context.userId, goalId).0.goal }  // a replay: read what the first attempt stored
         guard let invitation = goal?.invitations.last(where: { $0.invitee == invitee }) else { throw ResourceError.notFound }
         return (SavingsInvitationView(invitation, at: clock.now()), invitation.id == invitationId)
@@ -151,9 +152,11 @@ public struct SavingsService: AreaService {
         try await execute(context, goal: goalId, .removeMember(userId: userId))
     }
 
-    public func addMovement(_ context: CommandContext, _ goalId: UUID, _ draft: SavingsMovementDraft) async throws -> SavingsMovementView {
+    public func addMovement(_ context: CommandContext, _ goalId: UUID, _ movement: Checked<NewSavingsMovement>) async throws
+        -> SavingsMovementView
+    {
         let movementId = context.newId("savings-movement")
-        var goal = try await execute(context, goal: goalId, .addMovement(id: movementId, draft))
+        var goal = try await execute(context, goal: goalId, .addMovement(id: movementId, movement))
         if goal == nil { goal = try await load(context.userId, goalId).0.goal }  // a replay: read what the first attempt stored
         guard let goal, let view = SavingsMovementView.all(of: goal).first(where: { $0.movement.id == movementId }) else {
             throw ResourceError.notFound

@@ -11,9 +11,9 @@ public struct TaskService: AreaService {
     let basis: ServiceBasis
     let tasks: TasksReadModel
 
-    public init(store: PostgresEventStore, clock: any WallClock, logger: Logger) {
-        basis = ServiceBasis(store: store, clock: clock, logger: logger)
-        tasks = TasksReadModel(client: store.client, logger: logger)
+    public init(_ basis: ServiceBasis) {
+        self.basis = basis
+        tasks = TasksReadModel(client: basis.client, logger: basis.logger)
     }
 
     /// Every task change appends to its series' stream at the version its state was read at, so

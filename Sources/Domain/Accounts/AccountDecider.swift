@@ -15,8 +15,8 @@ public struct Account: Sendable, Equatable {
 /// What can be asked of an account's stream. Secrets (password hashes, keys) never reach the
 /// decider: they are stored beside the events, in the same transaction, by the services.
 public enum AccountCommand: Sendable {
-    /// `password` only to check its rules; it is hashed elsewhere and never stored in an event.
-    case register(userId: UUID, email: String, password: String, name: String, timezone: String, language: String?, currency: String?)
+    /// The profile a new account starts with (`NewAccount.profile`, its rules read at the edge).
+    case register(userId: UUID, profile: UserProfile)
     case changeProfile(ProfileChange)
     case recordPasswordChange(reason: String)
     case registerDevice(id: UUID, NewDevice, via: String)
@@ -27,19 +27,8 @@ public enum AccountDecider: Decider {
     public static let initial: Account? = nil
 
     public static func decide(_ state: Account?, _ command: AccountCommand, _ now: DecisionTime) throws -> [AccountEvent] {
-        if case .register(let userId, let email, let password, let name, let timezone, let rawLanguage, let currency) = command {
+        if case .register(let userId, let profile) = command {
             guard state == nil else { throw ResourceError.conflict("This account already exists.") }
-            var errors: [FieldError] = []
-            var language: Language?
-            if let rawLanguage {
-                language = Language(rawValue: rawLanguage)
-                if language == nil { errors.append(FieldError("language", "must be one of en, ru, sr")) }
-            }
-            let profile = UserProfile.new(email: email, name: name, timezone: timezone, language: language, currency: currency)
-            // The address rule applies to new addresses only; a stored one is never re-judged.
-            if !Email.isValid(profile.email) { errors.append(FieldError("email", "must be an email address")) }
-            errors += profile.validationErrors() + Passwords.validationErrors(password)
-            try ValidationFailure.check(errors)
             return [.registered(.init(userId: userId, profile: profile))]
         }
         guard let account = state else { throw ResourceError.notFound }

@@ -90,18 +90,28 @@ public struct UserProfile: Sendable, Equatable, Codable {
             reminderKinds: ReminderKind.defaults)
     }
 
-    /// Every rule a stored profile keeps; field names are the API's.
+    /// Every rule a stored profile keeps; field names are the API's. A change's fields are held
+    /// to the same rules, one by one, when it is read (`ProfileChange.validated`).
     public func validationErrors() -> [FieldError] {
-        var errors: [FieldError] = []
-        if let error = TextRules.labelError(name, field: "name", maxLength: 100) { errors.append(error) }
-        if !TimeZones.isValid(timezone) {
-            errors.append(FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade"))
-        }
-        if !(0...23).contains(dayStartHour) { errors.append(FieldError("day_start_hour", "must be from 0 to 23")) }
-        if !(1...7).contains(weekStart) { errors.append(FieldError("week_start", "must be an ISO weekday from 1 (Monday) to 7 (Sunday)")) }
-        if !Currencies.isValid(currency) { errors.append(FieldError("currency", "must be an ISO 4217 code such as EUR")) }
-        return errors
+        [Self.nameError(name), Self.timezoneError(timezone), Self.dayStartHourError(dayStartHour), Self.weekStartError(weekStart),
+         Currencies.isValid(currency) ? nil : FieldError("currency", Self.currencyRule)].compactMap { $0 }
     }
+
+    static func nameError(_ name: String) -> FieldError? { TextRules.labelError(name, field: "name", maxLength: 100) }
+
+    static func timezoneError(_ timezone: String) -> FieldError? {
+        TimeZones.isValid(timezone) ? nil : FieldError("timezone", "must be an IANA time zone name such as Europe/Belgrade")
+    }
+
+    static func dayStartHourError(_ hour: Int) -> FieldError? {
+        (0...23).contains(hour) ? nil : FieldError("day_start_hour", "must be from 0 to 23")
+    }
+
+    static func weekStartError(_ day: Int) -> FieldError? {
+        (1...7).contains(day) ? nil : FieldError("week_start", "must be an ISO weekday from 1 (Monday) to 7 (Sunday)")
+    }
+
+    static let currencyRule = "must be an ISO 4217 code such as EUR"
 }
 
 public enum Email {

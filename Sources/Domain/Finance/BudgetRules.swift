@@ -18,26 +18,17 @@ public enum BudgetRules {
     /// `near` from this share of the budget used.
     public static let nearPercent: Int64 = 80
 
-    /// The step a `PUT …/budget` asks for, checked: an expense category, an amount in the
-    /// currency named, a month.
-    static func step(_ request: BudgetRequest, for category: CategoryBook.Category) throws -> (from: LocalMonth, minorUnits: Int64, currency: Currency) {
+    /// The step a `PUT …/budget` asks for: an active expense category's (said first), then the
+    /// month, currency and amount read from the draft (`BudgetStep.checked`).
+    static func step(_ checked: Checked<BudgetStep>, for category: CategoryBook.Category) throws
+        -> (from: LocalMonth, minorUnits: Int64, currency: Currency)
+    {
         guard category.kind == .expense else { throw ValidationFailure("category", "budgets are for expense categories") }
         guard !category.archived else { throw ResourceError.conflict("The category is archived.") }
-        var errors: [FieldError] = []
-        let month = request.fromMonth.flatMap(LocalMonth.init)
-        if month == nil { errors.append(FieldError("from_month", request.fromMonth == nil ? "is required" : "must be a month as YYYY-MM")) }
-        let currency = request.currency.flatMap(Currency.init)
-        if currency == nil { errors.append(FieldError("currency", request.currency == nil ? "is required" : "must be an ISO 4217 code such as EUR")) }
-        var amount: Int64?
-        if let currency {
-            if let raw = request.amount {
-                do { amount = try Money.parseMinorUnits(raw, currency: currency) } catch { errors += error.errors }
-            } else {
-                errors.append(FieldError("amount", "is required"))
-            }
+        let step = try checked.get()
+        guard let month = step.fromMonth, let amount = step.amount, let currency = step.currency else {
+            throw ValidationFailure("amount", "is required")
         }
-        try ValidationFailure.check(errors)
-        guard let month, let amount, let currency else { throw ValidationFailure(errors) }
         return (month, amount, currency)
     }
 

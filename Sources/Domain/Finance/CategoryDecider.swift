@@ -6,31 +6,23 @@ public enum CategoryDecider: Decider {
 
     public static func decide(_ book: CategoryBook, _ command: CategoryCommand, _ now: DecisionTime) throws -> [CategoryEvent] {
         switch command {
-        case .create(let id, let draft):
+        case .create(let id, let new):
             if book.categories[id] != nil { return [] }
-            var errors: [FieldError] = []
-            if draft.name == nil { errors.append(FieldError("name", "is required")) }
-            if draft.kind == nil { errors.append(FieldError("kind", "is required: income or expense")) }
-            let name = (draft.name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            errors += fieldErrors(name: draft.name == nil ? nil : name, emoji: draft.emoji, color: draft.color)
-            try ValidationFailure.check(errors)
-            guard let kind = draft.kind else { return [] }
-            if book.activeNamed(name, kind: kind) != nil {
-                throw ResourceError.conflict("An active \(kind.rawValue) category is already named \(name).")
+            if book.activeNamed(new.name, kind: new.kind) != nil {
+                throw ResourceError.conflict("An active \(new.kind.rawValue) category is already named \(new.name).")
             }
             guard book.activeCount < CategoryBook.maximumActive else {
                 throw ResourceError.conflict("At most \(CategoryBook.maximumActive) categories can be active; archive one first.")
             }
-            return [.created(.init(categoryId: id, name: name, emoji: draft.emoji, kind: kind, color: draft.color))]
-        case .change(let id, let change):
+            return [.created(.init(categoryId: id, name: new.name, emoji: new.emoji, kind: new.kind, color: new.color))]
+        case .change(let id, let checked):
             let category = try book.category(id)
-            if let kind = change.kind, kind != category.kind {
+            if let kind = checked.input.kind, kind != category.kind {
                 throw ValidationFailure("kind", "cannot be changed; its transactions were recorded as \(category.kind.rawValue)")
             }
-            let name = change.name?.trimmingCharacters(in: .whitespacesAndNewlines)
-            try ValidationFailure.check(fieldErrors(name: name, emoji: change.emoji.newValue, color: change.color.newValue))
+            let change = try checked.get()
             let changed = CategoryEvent.Changed(
-                categoryId: id, name: name ?? category.name, emoji: change.emoji.applied(to: category.emoji),
+                categoryId: id, name: change.name ?? category.name, emoji: change.emoji.applied(to: category.emoji),
                 color: change.color.applied(to: category.color))
             guard changed.name != category.name || changed.emoji != category.emoji || changed.color != category.color else { return [] }
             if !category.archived, book.activeNamed(changed.name, kind: category.kind, except: id) != nil {
@@ -39,28 +31,18 @@ public enum CategoryDecider: Decider {
             return [.changed(changed)]
         case .archive(let id):
             return try book.category(id).archived ? [] : [.archived(.init(categoryId: id))]
-        case .setBudget(let id, let request):
+        case .setBudget(let id, let checked):
             let category = try book.category(id)
-            let step = try BudgetRules.step(request, for: category)
+            let step = try BudgetRules.step(checked, for: category)
             if let existing = category.budgets[step.from], existing == Money(minorUnits: step.minorUnits, currency: step.currency) { return [] }
             return [.budgetSet(.init(categoryId: id, fromMonth: step.from, amountMinor: step.minorUnits, currency: step.currency))]
-        case .endBudget(let id, let rawMonth):
+        case .endBudget(let id, let checked):
             let category = try book.category(id)
-            var month = now.today.localMonth
-            if let rawMonth {
-                guard let parsed = LocalMonth(rawMonth) else { throw ValidationFailure("from_month", "must be a month as YYYY-MM") }
-                month = parsed
-            }
+            let month = try checked.get().fromMonth ?? now.today.localMonth
             // Nothing to end: no budget is in force then, and none is set for later.
             guard category.budget(in: month) != nil || category.budgets.keys.contains(where: { $0 > month }) else { return [] }
             return [.budgetSet(.init(categoryId: id, fromMonth: month, amountMinor: nil, currency: nil))]
         }
-    }
-
-    static func fieldErrors(name: String?, emoji: String?, color: String?) -> [FieldError] {
-        [name.flatMap { TextRules.labelError($0, field: "name", maxLength: 100) },
-         TextRules.optionalLabelError(emoji, field: "emoji", maxLength: 16),
-         TextRules.optionalLabelError(color, field: "color", maxLength: 32)].compactMap { $0 }
     }
 
     public static func evolve(_ book: CategoryBook, _ event: CategoryEvent) -> CategoryBook {

@@ -1,36 +1,42 @@
 import Foundation
 
-/// Every rule about one transaction.
+/// Every rule about one transaction. The draft's own rules were read at the edge
+/// (`NewTransaction.checked`); the decider adds what needs the user's currency, the stored
+/// transaction, its categories or today, and refuses with both at once.
 public enum TransactionDecider: Decider {
     public static let initial = TransactionState()
 
-    /// How far ahead a transaction may be dated (a planned payment), and how far back.
-    static let earliest = LocalDate(year: 1900, month: 1, day: 1) ?? LocalDate(daysSinceEpoch: -25_567)
-    static let daysAhead = 366
-
     public static func decide(_ state: TransactionState, _ command: TransactionCommand, _ now: DecisionTime) throws -> [TransactionEvent] {
-        let facts = state.categories
         switch command {
-        case .record(let id, let draft, let currency):
+        case .record(let id, let checked, let userCurrency):
             guard state.transaction == nil else { return [] }
+            let new = checked.input
+            let kind = new.kind ?? .expense  // the edge refuses a draft without one
+            let currency = new.currency ?? userCurrency
             var errors: [FieldError] = []
-            if draft.kind == nil { errors.append(FieldError("kind", "is required: income or expense")) }
-            if draft.amount == nil { errors.append(FieldError("amount", "is required")) }
-            try ValidationFailure.check(errors)
-            let recorded = try checked(
-                id: id, kind: draft.kind ?? .expense, amount: draft.amount ?? "", currency: draft.currency, fallbackCurrency: currency,
-                categoryId: draft.categoryId, previousCategory: nil, date: draft.date, fallbackDate: now.today, note: draft.note, facts: facts, now: now)
-            return [.recorded(recorded)]
-        case .change(let change):
+            let minorUnits = scaled(new.amount, in: currency, into: &errors)
+            errors += dateErrors(new.date, now: now) + categoryErrors(new.categoryId, kind: kind, previous: nil, state.categories)
+            _ = try checked.get(adding: errors)
+            guard let minorUnits else { throw ValidationFailure("amount", "is required") }
+            return [.recorded(.init(transactionId: id, kind: kind, amountMinor: minorUnits, currency: currency, categoryId: new.categoryId,
+                                    date: new.date ?? now.today, note: new.note))]
+        case .change(let checked):
             guard let current = state.transaction else { throw ResourceError.notFound }
+            let change = checked.input
+            let kind = change.kind ?? current.kind, currency = change.currency ?? current.currency
+            let categoryId = change.categoryId.applied(to: current.categoryId)
+            var errors: [FieldError] = []
             // A new currency without a new amount keeps the amount as written ("12.50"), which
-            // must then suit the new currency's digits.
-            let amount = change.amount ?? current.amount.description
-            let changed = try checked(
-                id: current.transactionId, kind: change.kind ?? current.kind, amount: amount, currency: change.currency,
-                fallbackCurrency: current.currency, categoryId: change.categoryId.applied(to: current.categoryId),
-                previousCategory: current.categoryId, date: change.date, fallbackDate: current.date,
-                note: change.note.applied(to: current.note), facts: facts, now: now)
+            // must then suit the new currency's digits. An amount sent that did not read is
+            // refused as it is, not replaced by the stored one.
+            let amount = checked.errors.contains { $0.field == "amount" } ? nil : change.amount ?? DecimalAmount(current.amount)
+            let minorUnits = scaled(amount, in: currency, into: &errors)
+            errors += dateErrors(change.date, now: now) + categoryErrors(categoryId, kind: kind, previous: current.categoryId, state.categories)
+            _ = try checked.get(adding: errors)
+            guard let minorUnits else { throw ValidationFailure("amount", "is required") }
+            let changed = TransactionEvent.Recorded(
+                transactionId: current.transactionId, kind: kind, amountMinor: minorUnits, currency: currency, categoryId: categoryId,
+                date: change.date ?? current.date, note: change.note.applied(to: current.note))
             return changed == current ? [] : [.changed(.init(transaction: changed))]
         case .delete:
             guard let current = state.transaction else { throw ResourceError.notFound }
@@ -38,43 +44,28 @@ public enum TransactionDecider: Decider {
         }
     }
 
-    // swiftlint:disable:next function_parameter_count
-    static func checked(
-        id: UUID, kind: MoneyFlow, amount: String, currency rawCurrency: String?, fallbackCurrency: Currency, categoryId: UUID?,
-        previousCategory: UUID?, date rawDate: String?, fallbackDate: LocalDate, note: String?, facts: [UUID: TransactionState.CategoryRef], now: DecisionTime
-    ) throws -> TransactionEvent.Recorded {
+    /// The amount in minor units of `currency`, or nil with why not noted (nil too for an amount
+    /// the edge could not read: its error is already there).
+    static func scaled(_ amount: DecimalAmount?, in currency: Currency, into errors: inout [FieldError]) -> Int64? {
+        guard let amount else { return nil }
+        do { return try amount.minorUnits(in: currency) } catch { errors += error.errors; return nil }
+    }
+
+    /// A date sent may be at most a year ahead of today (a planned payment).
+    static func dateErrors(_ date: LocalDate?, now: DecisionTime) -> [FieldError] {
+        guard let date, date > now.today.adding(days: TransactionRules.daysAhead) else { return [] }
+        return [FieldError("date", TransactionRules.dateRule)]
+    }
+
+    /// The category must be one of the user's, of the transaction's kind; a transaction may keep
+    /// an archived category, but may not be moved into one.
+    static func categoryErrors(_ id: UUID?, kind: MoneyFlow, previous: UUID?, _ facts: [UUID: TransactionState.CategoryRef]) -> [FieldError] {
+        guard let id else { return [] }
+        guard let category = facts[id] else { return [FieldError("category_id", "names no category of yours")] }
         var errors: [FieldError] = []
-        var currency: Currency? = fallbackCurrency
-        if let rawCurrency {
-            currency = Currency(rawCurrency)
-            if currency == nil { errors.append(FieldError("currency", "must be an ISO 4217 code such as EUR")) }
-        }
-        var minorUnits: Int64?
-        if let currency {
-            do { minorUnits = try Money.parseMinorUnits(amount, currency: currency) } catch { errors += error.errors }
-        }
-        var date = fallbackDate
-        if let rawDate {
-            if let parsed = LocalDate(rawDate), parsed >= earliest, parsed <= now.today.adding(days: daysAhead) {
-                date = parsed
-            } else {
-                errors.append(FieldError("date", "must be a date as YYYY-MM-DD, from 1900 to a year from today"))
-            }
-        }
-        if let categoryId {
-            if let category = facts[categoryId] {
-                if category.kind != kind { errors.append(FieldError("category_id", "is an \(category.kind.rawValue) category; this is an \(kind.rawValue)")) }
-                // A transaction may keep an archived category; it may not be moved into one.
-                if category.archived, categoryId != previousCategory { errors.append(FieldError("category_id", "names an archived category")) }
-            } else {
-                errors.append(FieldError("category_id", "names no category of yours"))
-            }
-        }
-        if let note, note.count > 1_000 || note.contains("\0") { errors.append(FieldError("note", "must be at most 1000 characters, without NUL")) }
-        try ValidationFailure.check(errors)
-        guard let minorUnits, let currency else { throw ValidationFailure(errors) }
-        return TransactionEvent.Recorded(
-            transactionId: id, kind: kind, amountMinor: minorUnits, currency: currency, categoryId: categoryId, date: date, note: note)
+        if category.kind != kind { errors.append(FieldError("category_id", "is an \(category.kind.rawValue) category; this is an \(kind.rawValue)")) }
+        if category.archived, id != previous { errors.append(FieldError("category_id", "names an archived category")) }
+        return errors
     }
 
     public static func evolve(_ state: TransactionState, _ event: TransactionEvent) -> TransactionState {

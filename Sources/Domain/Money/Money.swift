@@ -42,27 +42,7 @@ public struct Money: Sendable, Hashable, CustomStringConvertible {
     /// `parse`, answering the minor units as an event and the database keep one amount: at most
     /// 10^16, so an `Int64`.
     public static func parseMinorUnits(_ text: String, currency: Currency, field: String = "amount") throws(ValidationFailure) -> Int64 {
-        let digits = currency.minorDigits
-        func refuse(_ message: String) -> ValidationFailure { ValidationFailure(field, message) }
-        guard !text.isEmpty else { throw refuse("must not be empty") }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let isDigits = { (part: Substring) in part.utf8.allSatisfy { (48...57).contains($0) } }
-        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, parts.allSatisfy(isDigits), parts.count == 1 || !parts[1].isEmpty else {
-            throw refuse("must be a decimal number as a string, such as \"12.50\", with no sign, exponent or separators")
-        }
-        let fraction = parts.count == 2 ? parts[1] : ""
-        guard fraction.count <= digits else {
-            throw refuse(digits == 0 ? "\(currency.code) has no minor unit: send whole numbers"
-                                     : "\(currency.code) has at most \(digits) digits after the point")
-        }
-        let trimmedWhole = whole.drop { $0 == "0" }
-        guard trimmedWhole.count <= 12 else { throw refuse("must have at most 12 digits before the point") }
-        let paddedFraction = fraction + String(repeating: "0", count: digits - fraction.count)
-        guard let units = Int64(trimmedWhole + paddedFraction == "" ? "0" : trimmedWhole + paddedFraction) else {
-            throw refuse("is out of range")
-        }
-        guard units > 0 else { throw refuse("must be greater than zero") }
-        return units
+        try DecimalAmount(text, field: field).minorUnits(in: currency, field: field)
     }
 }
 

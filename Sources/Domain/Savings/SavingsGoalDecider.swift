@@ -7,17 +7,15 @@ import Foundation
 /// `forbidden` for the rest. An invitee may only answer their invitation.
 public enum SavingsGoalDecider: Decider {
     public static let initial: SavingsGoal? = nil
-    /// Dates and months outside these bounds are refused: the plan is walked month by month.
-    static let firstDate = SavingsSchedule.firstMonth.firstDay
-    static let lastDate = SavingsSchedule.lastMonth.lastDay
     /// Members and pending invitations together.
     public static let maxMembers = 50
 
     public static func decide(_ state: SavingsGoal?, _ command: SavingsGoalCommand, _ now: DecisionTime) throws -> [SavingsEvent] {
         let actor = command.actor
-        if case .create(let id, let draft) = command.action {
+        if case .create(let id, let new) = command.action {
             guard state == nil else { throw ResourceError.conflict("A goal with this id already exists.") }
-            return [.goalCreated(try created(id, owner: actor, draft))]
+            return [.goalCreated(.init(goalId: id, ownerId: actor, name: new.name, emoji: new.emoji, currency: new.currency,
+                                       targetAmount: new.targetAmount, targetDate: new.targetDate))]
         }
         guard let goal = state else { throw ResourceError.notFound }
         switch command.action {
@@ -27,9 +25,9 @@ public enum SavingsGoalDecider: Decider {
             return try accepted(goal, id, by: actor, at: now.instant)
         case .declineInvitation(let id):
             return try declined(goal, id, by: actor, at: now.instant)
-        case .addMovement(let id, let draft):
+        case .addMovement(let id, let checked):
             try goal.authorize(actor, to: .addMovement)
-            return [.movementAdded(try movement(id, draft, goal: goal, actor: actor, today: now.today))]
+            return [.movementAdded(try movement(id, checked, goal: goal, actor: actor, today: now.today))]
         case .deleteMovement(let id):
             try goal.authorize(actor, to: .read)
             guard let movement = goal.movements.first(where: { $0.id == id }) else { throw ResourceError.notFound }
@@ -48,16 +46,16 @@ public enum SavingsGoalDecider: Decider {
         case .delete:
             try goal.authorize(actor, to: .manage)
             return [.goalDeleted(.init(goalId: goal.id))]
-        case .setPlan(let draft):
+        case .setPlan(let checked):
             try goal.authorize(actor, to: .manage)
-            let plan = try parse(draft, currency: goal.currency)
+            let plan = try plan(checked, currency: goal.currency)
             return goal.plan.current == plan ? [] : [.planSet(.init(goalId: goal.id, plan: plan))]
         case .endPlan:
             try goal.authorize(actor, to: .manage)
             return goal.plan.current == nil ? [] : [.planEnded(.init(goalId: goal.id, after: now.today))]
-        case .invite(let id, let email, let invitee):
+        case .invite(let id, let checked, let invitee):
             try goal.authorize(actor, to: .manage)
-            return try invited(goal, id, email: email, invitee: invitee, at: now.instant)
+            return try invited(goal, id, email: try checked.get().email, invitee: invitee, at: now.instant)
         case .withdrawInvitation(let id):
             try goal.authorize(actor, to: .manage)
             guard let invitation = goal.invitations.first(where: { $0.id == id }) else { throw ResourceError.notFound }
@@ -74,7 +72,6 @@ public enum SavingsGoalDecider: Decider {
     /// invitation still pending for the account decides nothing (it stands); one declined or
     /// expired is replaced by the new one.
     static func invited(_ goal: SavingsGoal, _ id: UUID, email: String, invitee: UUID?, at now: Date) throws -> [SavingsEvent] {
-        guard Email.isPlausible(Email.normalize(email)) else { throw ValidationFailure("email", "must be an email address") }
         guard let invitee else { throw ValidationFailure("email", "no account has this email") }
         if invitee == goal.ownerId { throw ValidationFailure("email", "is the goal's owner") }
         if goal.members.contains(invitee) { throw ResourceError.conflict("The account with this email is already a member of the goal.") }

@@ -56,6 +56,22 @@ public struct FieldErrors: Sendable {
         }
     }
 
+    /// `raw` read by `read`, which says itself what is wrong (an amount has several rules); nil,
+    /// with its errors noted, when it does not read. Absent stays nil.
+    public mutating func read<T>(_ raw: String?, _ read: (String) throws(ValidationFailure) -> T) -> T? {
+        guard let raw else { return nil }
+        do { return try read(raw) } catch { errors += error.errors; return nil }
+    }
+
+    /// A patch field's new value read by `read`: `keep` and `clear` pass as they are.
+    public mutating func read<T: Sendable>(_ raw: PatchField<String>, _ read: (String) throws(ValidationFailure) -> T) -> PatchField<T> {
+        switch raw {
+        case .keep: return .keep
+        case .clear: return .clear
+        case .set(let text): return self.read(text, read).map { .set($0) } ?? .keep
+        }
+    }
+
     /// `value()` when no error was found; every error otherwise.
     public func result<T>(_ value: () -> T?) -> Result<T, ValidationFailure> {
         guard errors.isEmpty, let value = value() else { return .failure(ValidationFailure(errors)) }

@@ -13,6 +13,7 @@ import PostgresNIO
 enum ExportQueries {
     /// Each part's DECLARE, in the order the lines come.
     static func parts(_ owner: UUID) -> [ExportPart] {
+        // Over 60 lines: one DECLARE per part of the export, in the order its lines come; the list reads best whole.
         let codes = Currency.minorDigitsTable.keys.sorted()
         let digits = codes.map { Currency.minorDigitsTable[$0] ?? 2 }
         return [

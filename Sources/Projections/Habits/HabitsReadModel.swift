@@ -15,22 +15,17 @@ public struct HabitsReadModel: Sendable {
         self.logger = logger
     }
 
-    /// One habit's definition as stored, with the version of its stream.
+    /// One habit as stored: the habit as its rules see it (its definition and schedules; no logs
+    /// or freezes, which `decisionState` reads for a command), the version of its stream and its
+    /// place in the list. Its fields read as the habit's (`row.name`).
+    @dynamicMemberLookup
     public struct Row: Sendable {
-        public var id: UUID
-        public var name: String
-        public var emoji: String?
-        public var color: String?
-        public var kind: HabitEvent.Kind
-        public var target: Decimal?
-        public var unit: String?
-        public var schedules: [HabitFacts.ScheduleChange]
-        public var startDate: LocalDate
-        public var reminderTime: LocalTime?
-        public var archived: Bool
+        public var habit: Habit
         public var version: Int64
         /// The list position: creation time in whole microseconds, then id.
         public var position: Position
+
+        public subscript<Value>(dynamicMember field: KeyPath<Habit, Value>) -> Value { habit[keyPath: field] }
     }
 
     public struct Position: Sendable, Codable, Equatable {
@@ -65,9 +60,9 @@ public struct HabitsReadModel: Sendable {
             let entries: [HabitsProjector.ScheduleEntry]
             do { entries = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: r.7) } catch { throw CorruptData("habit schedules", r.7) }
             guard !entries.isEmpty else { throw CorruptData("habit schedules", r.7) }
-            rows.append(Row(id: r.0, name: r.1, emoji: r.2, color: r.3, kind: kind, target: r.5, unit: r.6,
-                            schedules: entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }, startDate: start,
-                            reminderTime: reminder, archived: r.10, version: r.11, position: Position(createdMicros: r.12, id: r.0)))
+            let habit = Habit(id: r.0, name: r.1, emoji: r.2, color: r.3, kind: kind, target: r.5, unit: r.6, reminderTime: reminder, startDate: start,
+                              schedules: entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }, archived: r.10)
+            rows.append(Row(habit: habit, version: r.11, position: Position(createdMicros: r.12, id: r.0)))
         }
         return rows
     }
@@ -137,10 +132,8 @@ public struct HabitsReadModel: Sendable {
         async let loggedRead = loggedDates(owner, habitId, among: dates)
         async let freezesRead = freezes(owner, habitId)
         let (logged, freezes) = try await (loggedRead, freezesRead)
-        let habit = Habit(
-            id: row.id, name: row.name, emoji: row.emoji, color: row.color, kind: row.kind, target: row.target, unit: row.unit,
-            reminderTime: row.reminderTime, startDate: row.startDate, schedules: row.schedules, archived: row.archived,
-            loggedDates: logged, freezes: freezes)
+        var habit = row.habit
+        (habit.loggedDates, habit.freezes) = (logged, freezes)
         return (habit, row.version)
     }
 

@@ -122,6 +122,26 @@ import TestSupport
         }
     }
 
+    /// The app says "Invalid pairing code" for a 404 and "Server error" for anything else: its
+    /// pairing is refused only for its code, whatever name the phone has (the fuzz sent one with
+    /// control characters and a wrong code, and got a 422 about the name).
+    @Test func aPairingIsRefusedOnlyForItsCodeAndTheNameIsMadeALifelogName() async throws {
+        try await AppHarness.with(now: Self.now) { _, http in
+            let token = try #require(try await http.register("pair@example.com").string("access_token"))
+            let odd = #"{"code":"WRONG123","device_name":"\u0085Ana\u0007's\u009c phone  "}"#
+            #expect(try await http.call(.post, "/pair", json: odd).status == .notFound)
+            let long = String(repeating: "x", count: 150)
+            for (sent, shown) in [(#""\u0085Ana\u0007's\u009c phone  ""#, "Ana's phone"), (#""   ""#, "GymDashSync"),
+                                  ("\"\(long)\"", String(long.prefix(100)))] {
+                let code = try #require(try await http.call(.post, "/api/v1/devices/pairing-codes", token: token).string("code"))
+                let paired = try await http.call(.post, "/pair", json: #"{"code":"\#(code)","device_name":\#(sent)}"#)
+                #expect(paired.status == .ok, "\(sent): \(paired.text)")
+                let devices = try await http.call(.get, "/api/v1/devices", token: token).object["items"] as? [[String: Any]] ?? []
+                #expect(devices.contains { $0["name"] as? String == shown }, "\(sent): \(devices)")
+            }
+        }
+    }
+
     /// The app's "date" is a UTC instant at the time of day of the sync: the day it means is that
     /// instant's local date. In Auckland (UTC+13 in January) 14:37 UTC is 03:37 the next day.
     @Test func aDaysStepsCountForTheLocalDayOfTheInstantAndReplaceTheLastSync() async throws {

@@ -113,8 +113,8 @@ struct ReminderLoad: AsyncParsableCommand {
                     }
                     _ = try await tasks.create(context, try TaskDefinition.validated(from: TaskDraft(title: "Call", dueDate: "2026-06-01", dueTime: "08:00")).get())
                     _ = try await tasks.create(context, try TaskDefinition.validated(from: TaskDraft(title: "Pay rent", dueDate: "2026-06-01")).get())
-                    let goal = try await savings.create(context, SavingsGoalDraft(name: "Trip", currency: "EUR"))
-                    _ = try await savings.setPlan(context, goal.goal.id, SavingsPlanDraft(amount: "100", anchorDay: .day(6), startMonth: "2026-06"))
+                    let goal = try await savings.create(context, try NewSavingsGoal.validated(from: SavingsGoalDraft(name: "Trip", currency: "EUR")).get())
+                    _ = try await savings.setPlan(context, goal.goal.id, try Checked(reading: SavingsPlanDraft(amount: "100", anchorDay: .day(6), startMonth: "2026-06")))
                     try await endpoints.setReminders(userId, url: hook, newSecret: WebhookSender.newSecret(), now: clock.now())
                 }
             }

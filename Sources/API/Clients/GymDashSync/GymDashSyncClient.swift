@@ -33,14 +33,8 @@ public struct GymDashSyncClient: ClientAdapter {
             guard let object = body as? [String: Any], let code = object["code"] as? String, !code.isEmpty else {
                 throw ValidationFailure("code", "is required: the pairing code lifelog showed")
             }
-            // The app's own label for the device, shown in Settings: what it cannot show (control
-            // characters, nothing but spaces) is left out rather than the pairing refused.
-            let name = (object["device_name"] as? String).map { sent in
-                String(String(String.UnicodeScalarView(sent.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }))
-                    .trimmingCharacters(in: .whitespacesAndNewlines).prefix(100))
-            }.flatMap { $0.isEmpty ? nil : $0 } ?? "GymDashSync"
             do {
-                let phone = try NewDevice.validated(from: DeviceDraft(name: name, kind: DeviceKind.phone.rawValue)).get()
+                let phone = try NewDevice.validated(from: DeviceDraft(name: Self.deviceName(object["device_name"]), kind: DeviceKind.phone.rawValue)).get()
                 let (device, key) = try await devices.pair(code: code, device: phone, address: context.remoteAddress)
                 guard let key else { throw Problem.conflict("This pairing was answered before; pair again with a new code.") }
                 return try ClientJSON(Self.paired(clientId: key, deviceId: device.id, at: clock.now()))
@@ -92,6 +86,16 @@ public struct GymDashSyncClient: ClientAdapter {
                 return try ClientJSON(asked.filter { HealthIntakeRules.normalizedUUID($0).map(stored.contains) ?? false }.map { ["uuid": $0] })
             }
         }
+    }
+
+    /// The app's device name as a lifelog device's: control characters dropped, at most 100
+    /// characters, "GymDashSync" when nothing is left. The app shows "Invalid pairing code" for a
+    /// 404 and "Server error" for anything else, so its pairing is refused only for its code.
+    static func deviceName(_ sent: Any?) -> String {
+        let scalars = (sent as? String ?? "").unicodeScalars.filter { $0.properties.generalCategory != .control }
+        let trimmed = String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = String(trimmed.prefix(100)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? "GymDashSync" : name
     }
 
     /// The pairing's answer: the app keeps `client_id` and reads nothing else.

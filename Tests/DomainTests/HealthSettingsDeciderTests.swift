@@ -9,15 +9,19 @@ import Testing
     var now: DecisionTime { DecisionTime(instant: Date(timeIntervalSince1970: 1_773_100_000), today: today) }
     var nothing: Given<HealthSettingsDecider> { Given(HealthSettingsDecider.self) }
 
-    @Test func aManualValueIsConvertedCheckedAndStoredOnce() {
-        // 154 lb is 69.853 kg: stored in lifelog's unit.
+    @Test func aManualValueIsConvertedCheckedAndStoredOnce() throws {
+        // 154 lb is 69.853 kg: stored in lifelog's unit, read so at the edge.
+        let pounds = try ManualValue.read(metric: .bodyMass, date: today, value: 154, unit: "lb").get()
+        #expect(pounds.value == 154 * 0.45359237)
         let set = HealthEvent.manualValueSet(.init(metric: .bodyMass, date: today, value: 154 * 0.45359237))
-        nothing.then(.setManual(metric: .bodyMass, date: today, value: 154, unit: "lb"), at: now, [set])
-        Given(HealthSettingsDecider.self, [set]).thenNothing(.setManual(metric: .bodyMass, date: today, value: 154, unit: "lb"), at: now)
-        nothing.thenThrows(.setManual(metric: .steps, date: today, value: 1, unit: "kg"), at: now, ValidationFailure("unit", "kg is not a unit of steps"))
-        nothing.thenThrows(.setManual(metric: .steps, date: today, value: -5, unit: nil), at: now, ValidationFailure.self)
-        nothing.thenThrows(.setManual(metric: .steps, date: today.adding(days: 1), value: 5, unit: nil), at: now,
-                           ValidationFailure("date", "is in the future"))
+        nothing.then(.setManual(pounds), at: now, [set])
+        Given(HealthSettingsDecider.self, [set]).thenNothing(.setManual(pounds), at: now)
+        #expect(throws: ValidationFailure("unit", "kg is not a unit of steps")) {
+            try ManualValue.read(metric: .steps, date: today, value: 1, unit: "kg").get()
+        }
+        #expect(throws: ValidationFailure.self) { try ManualValue.read(metric: .steps, date: today, value: -5, unit: nil).get() }
+        let tomorrow = try ManualValue.read(metric: .steps, date: today.adding(days: 1), value: 5, unit: nil).get()
+        nothing.thenThrows(.setManual(tomorrow), at: now, ValidationFailure("date", "is in the future"))
     }
 
     @Test func clearingAValueThatIsNotThereIsNotFound() {

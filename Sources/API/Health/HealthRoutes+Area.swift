@@ -212,9 +212,9 @@ public struct HealthArea: Area {
         reads.put("manual/{metric}/{date}") { request, context in
             let (metric, date) = try Self.manualPath(context)
             let body = try await request.json(ManualValueBody.self, context: context)
-            let position = try await health.setManual(context.command(), metric: metric, date: date, value: body.value, unit: body.unit)
-            let stored = metric.normalized(body.value, unit: body.unit) ?? body.value
-            return ManualValueDTO(metric: metric.rawValue, date: date.description, value: HealthFigures.rounded(stored), unit: metric.unit,
+            let manual = try ManualValue.read(metric: metric, date: date, value: body.value, unit: body.unit).get()
+            let position = try await health.setManual(context.command(), manual)
+            return ManualValueDTO(metric: metric.rawValue, date: date.description, value: HealthFigures.rounded(manual.value), unit: metric.unit,
                                   position: position?.description)
         }
         reads.delete("manual/{metric}/{date}") { _, context in

@@ -128,8 +128,8 @@ public struct HealthService: AreaService {
         }
     }
 
-    public func setManual(_ context: CommandContext, metric: HealthMetric, date: LocalDate, value: Double, unit: String?) async throws -> LogPosition? {
-        try await settings(context, .setManual(metric: metric, date: date, value: value, unit: unit)).appended.last?.position
+    public func setManual(_ context: CommandContext, _ manual: ManualValue) async throws -> LogPosition? {
+        try await settings(context, .setManual(manual)).appended.last?.position
     }
 
     public func clearManual(_ context: CommandContext, metric: HealthMetric, date: LocalDate) async throws {

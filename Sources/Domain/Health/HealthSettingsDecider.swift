@@ -12,8 +12,8 @@ public enum HealthSettingsDecider: Decider {
     }
 
     public enum Command: Sendable, Equatable {
-        /// A value in `unit`, checked and converted here like any sample's.
-        case setManual(metric: HealthMetric, date: LocalDate, value: Double, unit: String?)
+        /// A value in the metric's own unit, read at the edge (`ManualValue.read`).
+        case setManual(ManualValue)
         case clearManual(metric: HealthMetric, date: LocalDate)
         case setPriority([HealthSourceKind])
         case checkIn(date: LocalDate, feeling: Int, note: String?)
@@ -28,16 +28,10 @@ public enum HealthSettingsDecider: Decider {
 
     public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [HealthEvent] {
         switch command {
-        case let .setManual(metric, date, value, unit):
-            guard let converted = metric.normalized(value, unit: unit) else {
-                throw ValidationFailure("unit", "\(unit ?? "") is not a unit of \(metric.rawValue)")
-            }
-            guard converted.isFinite, metric.plausibleRange.contains(converted) else {
-                throw ValidationFailure("value", "is outside what a \(metric.rawValue) figure can be")
-            }
-            guard date <= now.today else { throw ValidationFailure("date", "is in the future") }
-            if state.manual[State.key(metric, date)] == converted { return [] }
-            return [.manualValueSet(.init(metric: metric, date: date, value: converted))]
+        case let .setManual(manual):
+            guard manual.date <= now.today else { throw ValidationFailure("date", "is in the future") }
+            if state.manual[State.key(manual.metric, manual.date)] == manual.value { return [] }
+            return [.manualValueSet(.init(metric: manual.metric, date: manual.date, value: manual.value))]
         case let .clearManual(metric, date):
             guard state.manual[State.key(metric, date)] != nil else { throw ResourceError.notFound }
             return [.manualValueCleared(.init(metric: metric, date: date))]
@@ -79,5 +73,24 @@ public enum HealthSettingsDecider: Decider {
         case .recordsStored, .recordsDeleted: break  // the samples' stream: the ingestion decider's state
         }
         return state
+    }
+}
+
+/// A manual value for one metric and day, in the metric's own unit: what a client sent in any
+/// unit of that metric, converted and checked like any sample's value.
+public struct ManualValue: Sendable, Equatable {
+    public let metric: HealthMetric
+    public let date: LocalDate
+    public let value: Double
+
+    /// The sent value read: its unit must be one of the metric's, its value one such a figure can be.
+    public static func read(metric: HealthMetric, date: LocalDate, value: Double, unit: String?) -> Result<ManualValue, ValidationFailure> {
+        guard let converted = metric.normalized(value, unit: unit) else {
+            return .failure(ValidationFailure("unit", "\(unit ?? "") is not a unit of \(metric.rawValue)"))
+        }
+        guard converted.isFinite, metric.plausibleRange.contains(converted) else {
+            return .failure(ValidationFailure("value", "is outside what a \(metric.rawValue) figure can be"))
+        }
+        return .success(ManualValue(metric: metric, date: date, value: converted))
     }
 }

@@ -46,6 +46,7 @@ public struct LifelogImport: Sendable {
                 line = try LifelogImportLine.read(text, number: lineNumber)
             } catch {
                 guard source != nil else { throw ImportFileError("line \(lineNumber): not a lifelog export (\(error.reason))") }
+                resources += 1
                 count(.failed(error.reason), at: place)
                 continue
             }

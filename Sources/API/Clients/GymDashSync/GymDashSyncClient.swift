@@ -33,7 +33,8 @@ public struct GymDashSyncClient: ClientAdapter {
             guard let object = body as? [String: Any], let code = object["code"] as? String, !code.isEmpty else {
                 throw ValidationFailure("code", "is required: the pairing code lifelog showed")
             }
-            let name = (object["device_name"] as? String).map { String($0.prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 } ?? "GymDashSync"
+            let name = (object["device_name"] as? String).map { String($0.prefix(100)).trimmingCharacters(in: .whitespacesAndNewlines) }
+                .flatMap { $0.isEmpty ? nil : $0 } ?? "GymDashSync"
             do {
                 let phone = try NewDevice.validated(from: DeviceDraft(name: name, kind: DeviceKind.phone.rawValue)).get()
                 let (device, key) = try await devices.pair(code: code, device: phone, address: context.remoteAddress)

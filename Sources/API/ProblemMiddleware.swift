@@ -87,9 +87,12 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     /// samples and up to 90 nights, GymDashSync a year of days.
     static var clientIngestionPrefixes: [String] { ["/api/ingest/"] }
     static var clientIngestionPaths: Set<String> { ["/health", "/health/workouts", "/api/health"] }
+    /// An export brought back in (`POST /api/v1/import`): years of records in one body.
+    static var importPath: String { "/api/v1/import" }
 
     static func isIngestion(_ path: String) -> Bool {
-        path.hasPrefix(ingestionPrefix) || clientIngestionPaths.contains(path) || clientIngestionPrefixes.contains { path.hasPrefix($0) }
+        path.hasPrefix(ingestionPrefix) || path == importPath || clientIngestionPaths.contains(path)
+            || clientIngestionPrefixes.contains { path.hasPrefix($0) }
     }
 
     init(limit: Int, ingestionLimit: Int) {

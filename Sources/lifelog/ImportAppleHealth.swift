@@ -9,7 +9,8 @@ import Projections
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import data from other apps.", subcommands: [AppleHealth.self])
+        commandName: "import", abstract: "Import data: Apple Health's export, lifelog's own, Loop Habit Tracker's, Firefly III's.",
+        subcommands: [AppleHealth.self, LifelogExport.self, Loop.self, Firefly.self])
 
     struct AppleHealth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

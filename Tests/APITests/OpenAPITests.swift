@@ -443,6 +443,7 @@ import TestSupport
         samples += try reminderSamples()
         samples += try clientSamples()
         samples += try healthSamples()
+        samples += try importSamples()
         let eur = try #require(Currency("EUR"))
         let money = { (minor: Int64) in Money(minorUnits: minor, currency: eur) }
         func category(full: Bool) -> CategoryView {

@@ -140,6 +140,8 @@ import TestSupport
         Case(route: "POST /api/ingest/profile/query", prepare: { _, _ in
             ("/api/ingest/profile/query", #"{"uuids":["8E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8"]}"#)
         }, device: true, deviceHeader: nil),
+        // An export brought in: the second attempt, beside the first or after it, finds each line's work stored.
+        Case(route: "POST /api/v1/import") { _, _ in ("/api/v1/import", ImportLineTests.file) },
         Case(route: "POST /api/v1/reminders/{id}/ack") { http, token in
             // No route plans a reminder; an empty list has none to acknowledge: a 404 stores nothing either.
             ("/api/v1/reminders/00000000-0000-0000-0000-000000000000/ack", nil)

@@ -86,6 +86,12 @@ public struct JSONResponse: Sendable {
     public let headers: HTTPFields
     public let text: String
 
+    public init(status: HTTPResponse.Status, headers: HTTPFields, text: String) {
+        self.status = status
+        self.headers = headers
+        self.text = text
+    }
+
     public var object: [String: Any] {
         ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:]
     }

@@ -61,6 +61,7 @@ public enum AreaCatalog {
         TodayArea.self,
         EventStreamArea.self,
         ExportArea.self,
+        ImportArea.self,
     ]
 
     /// Every projector lifelog runs: the log's own, then each area's.

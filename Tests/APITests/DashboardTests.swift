@@ -82,6 +82,43 @@ import TestSupport
         cookies.first { $0.hasPrefix("\(name)=") }.map { String($0.dropFirst(name.count + 1).prefix { $0 != ";" }) }
     }
 
+    /// Today's first visit in one round trip (issue 28): the refresh asked with `?first=today`
+    /// answers Today's reads and the words as their own routes do; another page is 422.
+    @Test func aRefreshForTodayBringsItsReadsAsTheirRoutesAnswerThem() async throws {
+        try await AppHarness.with(now: HealthIngestionTests.now) { _, http in
+            let registered = try await http.call(.post, "/api/v1/auth/browser/register", headers: [.origin: Self.origin, Self.host: "localhost"],
+                json: #"{"email":"first@example.com","password":"correct horse battery","name":"Ana","timezone":"Europe/Belgrade","language":"sr"}"#)
+            let access = try #require(registered.string("access_token"))
+            _ = try await http.call(.post, "/api/v1/habits", token: access, json: #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"}}"#)
+            var cookie = try #require(Self.value("lifelog_refresh", in: Self.cookies(registered)))
+            func refresh(_ query: String) async throws -> JSONResponse {
+                let answer = try await http.call(.post, "/api/v1/auth/browser/refresh\(query)",
+                                                 headers: [.origin: Self.origin, Self.host: "localhost", .cookie: "lifelog_refresh=\(cookie)"])
+                if let next = Self.value("lifelog_refresh", in: Self.cookies(answer)) { cookie = next }
+                return answer
+            }
+            #expect(try await refresh("?first=habits").fieldErrors == ["first"])
+            #expect(try await refresh("").object["first_view"] == nil)
+            let answer = try await refresh("?first=today")
+            #expect(answer.status == .ok, "\(answer.text)")
+            let first = try #require(answer.object["first_view"] as? [String: Any])
+            let token = try #require(answer.string("access_token"))
+            // The words of the user's language, as GET /labels?lang= gives them.
+            let labels = try #require(first["labels"] as? [String: Any])
+            let asked = try await http.call(.get, "/api/v1/labels?lang=sr")
+            #expect(labels["lang"] as? String == "sr")
+            #expect(NSDictionary(dictionary: labels["labels"] as? [String: Any] ?? [:]).isEqual(to: asked.object["labels"] as? [String: Any] ?? [:]))
+            // Each read as its own route answers it.
+            let reads = try #require(first["reads"] as? [String: Any])
+            for path in ["/today", "/health/briefing", "/health/quality?status=open", "/health/recovery"] {
+                let own = try await http.call(.get, "/api/v1" + path, token: token)
+                #expect(own.status == .ok)
+                #expect(NSDictionary(dictionary: reads[path] as? [String: Any] ?? [:]).isEqual(to: own.object), "\(path)")
+            }
+            #expect((reads["/today"] as? [String: Any])?["habits"].map { "\($0)".contains("Read") } == true)
+        }
+    }
+
     @Test func signingInSetsAStrictHttpOnlyRefreshCookieAndNeverSendsTheRefreshToken() async throws {
         try await AppHarness.with { _, http in
             let registered = try await http.call(.post, "/api/v1/auth/browser/register", headers: [.origin: Self.origin, Self.host: "localhost"],

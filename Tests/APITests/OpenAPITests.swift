@@ -422,7 +422,8 @@ import TestSupport
             try sample("TokenPair", "POST /api/v1/auth/login", "200", full: true, { var dto = TokenDTO(pair, user: user); dto.user = UserDTO(user, webhook: webhook, newSecret: "whsec_new"); return dto }()),
             try sample("TokenPair (no user)", "POST /api/v1/auth/refresh", "200", full: false, TokenDTO(pair)),
             try sample("Browser session", "POST /api/v1/auth/browser/login", "200", full: true, {
-                var dto = AccountsArea.BrowserSessionDTO(pair, user: user)
+                var dto = AccountsArea.BrowserSessionDTO(pair, user: user, firstView: DashboardFirstView(
+                    labels: LabelsDTO(lang: "en", labels: ["dash.app": "lifelog"]), reads: DashboardFirstView.Reads()))
                 dto.user = UserDTO(user, webhook: webhook, newSecret: "whsec_new")
                 return dto
             }()),

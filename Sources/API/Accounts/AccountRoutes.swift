@@ -13,6 +13,8 @@ public struct AccountsArea: Area {
     public static let commandsRerunSafely = false
     let accounts: AccountService
     let reminders: ReminderService
+    /// What the dashboard's first view reads (`DashboardFirstView`).
+    let services: Services
     /// Told when sessions end here, so their event streams end at once (other instances hear the NOTIFY).
     let changeFeed: ChangeFeed
 
@@ -20,6 +22,7 @@ public struct AccountsArea: Area {
         accounts = context.accounts
         changeFeed = context.changeFeed
         reminders = context.services.reminders
+        services = context.services
     }
 
     struct LoginRequest: Decodable {

@@ -14,22 +14,30 @@ extension AccountsArea {
         var tokenType = "Bearer"
         var expiresIn: Int
         var user: UserDTO
+        /// `?first=today` on a refresh: the page's first reads, answered with the session.
+        var firstView: DashboardFirstView?
 
-        init(_ pair: TokenPair, user: UserRecord) {
+        init(_ pair: TokenPair, user: UserRecord, firstView: DashboardFirstView? = nil) {
             accessToken = pair.accessToken
             expiresIn = pair.expiresIn
             self.user = UserDTO(user)
+            self.firstView = firstView
         }
     }
 
     func registerBrowserSession(on api: RouterGroup<AppRequestContext>) {
         let sessions = accounts.sessions, profiles = accounts.profiles, keys = accounts.requestFingerprintKeys, changeFeed = self.changeFeed
+        let services = self.services
         let browser = api.group("auth/browser")
 
         /// The answer of a new or refreshed session, with its cookies.
-        @Sendable func answer(_ status: HTTPResponse.Status, _ pair: TokenPair, user: UserRecord, request: Request, context: AppRequestContext) async throws -> Response {
+        @Sendable func answer(
+            _ status: HTTPResponse.Status, _ pair: TokenPair, user: UserRecord, firstView: DashboardFirstView? = nil, request: Request,
+            context: AppRequestContext
+        ) async throws -> Response {
             let sessionId = if case .user(_, let id) = try await sessions.authenticate(accessToken: pair.accessToken) { id } else { UUID?.none }
-            var response = try EditedResponse(status: status, headers: [.cacheControl: "no-store"], response: BrowserSessionDTO(pair, user: user))
+            var response = try EditedResponse(status: status, headers: [.cacheControl: "no-store"],
+                                              response: BrowserSessionDTO(pair, user: user, firstView: firstView))
                 .response(from: request, context: context)
             BrowserSession.apply(BrowserSession.cookies(refreshToken: pair.refreshToken, sessionId: sessionId, keys: keys, request: request),
                                  to: &response.headers)
@@ -50,12 +58,16 @@ extension AccountsArea {
         }
         browser.post("refresh") { request, context in
             try BrowserSession.checkOrigin(request)
+            let first = request.query("first")
+            if let first, !DashboardFirstView.pages.contains(first) { throw ValidationFailure("first", "must be today") }
             guard let token = BrowserSession.cookie(BrowserSession.refreshCookie, in: request) else {
                 throw AuthError.unauthenticated("no session cookie: sign in")
             }
             do {
                 let (userId, pair) = try await sessions.refreshSession(token)
-                return try await answer(.ok, pair, user: try await profiles.user(userId), request: request, context: context)
+                let user = try await profiles.user(userId)
+                let firstView = first == nil ? nil : try await DashboardFirstView.compose(request, user: user, services: services)
+                return try await answer(.ok, pair, user: user, firstView: firstView, request: request, context: context)
             } catch let error as AuthError {
                 // A cookie that no longer works is removed with the refusal.
                 var response = try ProblemMapping.problem(for: error).map { try $0.response(from: request, context: context) }

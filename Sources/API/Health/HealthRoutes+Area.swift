@@ -135,9 +135,7 @@ public struct HealthArea: Area {
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
             return try await Self.read(request, context, health) { _ in
-                let (scores, checkIns) = try await health.recovery(context.userId, from: date, to: date)
-                guard let score = scores.first else { throw ResourceError.notFound }
-                return RecoveryDTO(score, checkIn: checkIns[date], language: language)
+                try await Self.recovery(health, context.userId, date: date, language: language)
             }
         }
     }
@@ -150,8 +148,7 @@ public struct HealthArea: Area {
             let given = try request.queryDate("date")
             let date = if let given { given } else { try await health.logicalToday(context.userId) }
             return try await Self.read(request, context, health) { asOf in
-                let (briefing, checkIn, freshness) = try await health.briefing(context.userId, date: date, language: language)
-                return BriefingDTO(briefing, checkIn: checkIn, freshness: freshness, language: language, asOf: asOf.description)
+                try await Self.briefing(health, context.userId, date: date, language: language, asOf: asOf)
             }
         }
         reads.get("quality") { request, context in
@@ -164,10 +161,7 @@ public struct HealthArea: Area {
             }
             let (from, to) = (try request.queryDate("from"), try request.queryDate("to"))
             return try await Self.read(request, context, health, model: .audit) { asOf in
-                // Filters, not a range: from after to matches nothing, as a transaction filter does.
-                let inverted = if let from, let to { from > to } else { false }
-                let found = inverted ? [] : try await health.findings(context.userId, from: from, to: to, statuses: statuses)
-                return FindingsDTO(asOfPosition: asOf.description, items: try found.map { try FindingDTO($0, language: language) })
+                try await Self.findings(health, context.userId, from: from, to: to, statuses: statuses, language: language, asOf: asOf)
             }
         }
         reads.get("quality/summary") { request, context in

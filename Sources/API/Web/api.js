@@ -30,7 +30,7 @@ export function t(key, vars) {
   if (vars) for (const [k, v] of Object.entries(vars)) text = text.split(`{${k}}`).join(String(v ?? ''));
   return text;
 }
-export function hasLabels() { return Object.keys(labels).length > 0; }
+export function hasLabels(lang) { return Object.keys(labels).length > 0 && (!lang || document.documentElement.lang === lang); }
 
 export async function loadLabels(lang) {
   const query = lang ? `?lang=${encodeURIComponent(lang)}` : '';
@@ -48,7 +48,15 @@ function take(session) {
   accessToken = session.access_token;
   expiresAt = Date.now() + (session.expires_in - 60) * 1000;
   user = session.user || user;
+  if (session.first_view) keepFirstView(session.first_view);
   announce();
+}
+
+/** The first page's reads and words that came with the session (boot.js asked for them): each
+ *  is taken by the first get of its path, as a prefetched answer is. */
+function keepFirstView(first) {
+  if (first.labels) setLabels(first.labels.labels, first.labels.lang);
+  for (const [path, body] of Object.entries(first.reads || {})) early.set(path, { answer: Promise.resolve(body), at: Date.now() });
 }
 
 async function post(path, body) {
@@ -152,6 +160,7 @@ export async function download(path) {
 const early = new Map();
 export function prefetch(paths) {
   for (const path of paths) {
+    if (early.has(path)) continue;  // it came with the session
     const answer = api('GET', path);
     answer.catch(() => {});  // the view that takes it sees the error
     early.set(path, { answer, at: Date.now() });

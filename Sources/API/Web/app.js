@@ -176,7 +176,8 @@ async function signedIn() {
   offline = false;
   // Today's reads need only the token: they go beside the labels, not after them.
   if (route().name === 'today') A.prefetch(todayReads);
-  await A.loadLabels(A.user.language);
+  // Words that came with the session (Today's first view) need no second request.
+  if (!A.hasLabels(A.user.language)) await A.loadLabels(A.user.language);
   frame();
   await show({ focusMain: false });
   // The service worker (offline read) installs once the first page is on screen, not before it.

@@ -27,4 +27,6 @@ extension HTTPField.Name {
     static let lastEventId = HTTPField.Name("Last-Event-ID")!
     static let host = HTTPField.Name("Host")!
     static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
+    /// The dashboard's first view: its access token, outside the compressed body.
+    static let accessToken = HTTPField.Name("X-Access-Token")!
 }

@@ -64,6 +64,15 @@ import TestSupport
         }
     }
 
+    /// Nonces never repeat within a process, and two processes start from different fields.
+    @Test func noncesAreUniqueWithinAndApartAcrossSequences() throws {
+        let one = NonceSequence(), other = NonceSequence()
+        var seen = Set<Data>()
+        for _ in 0..<20_000 { seen.insert(Data(try one.next())) }
+        #expect(seen.count == 20_000)
+        #expect(Data(try one.next()).prefix(8) != Data(try other.next()).prefix(8))
+    }
+
     @Test func withoutItsKeyAnOwnersEventsAreShreddedAndNothingMoreIsWritten() async throws {
         try await TestDatabase.with { database in
             try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in

@@ -10,7 +10,11 @@ import Projections
 /// refresh token. Bearer clients keep `/auth/login`, `/auth/refresh`, … unchanged.
 extension AccountsArea {
     struct BrowserSessionDTO: ResponseEncodable {
-        var accessToken: String
+        /// In the `X-Access-Token` header instead when the answer carries a first view: that
+        /// answer is large (a year of Today's habits is 100 KB of JSON) and sent gzip'ed, and a
+        /// compressed body must hold no secret beside text another user may have written (a
+        /// shared goal's name: BREACH); HTTP/1.1 never compresses a header.
+        var accessToken: String?
         var tokenType = "Bearer"
         var expiresIn: Int
         var user: UserDTO
@@ -36,9 +40,14 @@ extension AccountsArea {
             context: AppRequestContext
         ) async throws -> Response {
             let sessionId = if case .user(_, let id) = try await sessions.authenticate(accessToken: pair.accessToken) { id } else { UUID?.none }
-            var response = try EditedResponse(status: status, headers: [.cacheControl: "no-store"],
-                                              response: BrowserSessionDTO(pair, user: user, firstView: firstView))
-                .response(from: request, context: context)
+            var dto = BrowserSessionDTO(pair, user: user, firstView: firstView)
+            var headers: HTTPFields = [.cacheControl: "no-store"]
+            if firstView != nil {
+                headers[.accessToken] = pair.accessToken
+                dto.accessToken = nil
+            }
+            var response = try EditedResponse(status: status, headers: headers, response: dto).response(from: request, context: context)
+            if firstView != nil { try await Gzip.compressIfAccepted(&response, request: request) }
             BrowserSession.apply(BrowserSession.cookies(refreshToken: pair.refreshToken, sessionId: sessionId, keys: keys, request: request),
                                  to: &response.headers)
             return response

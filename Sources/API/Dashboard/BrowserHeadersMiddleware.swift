@@ -15,7 +15,8 @@ import NIOCore
 /// A successful JSON answer to a GET of more than 1 KiB is gzip-compressed when the client
 /// accepts it (a year of habits is 100 KB of JSON and 10 KB compressed). Only reads: an answer
 /// that carries a secret (tokens, keys) comes from a POST and is never compressed (BREACH needs
-/// a secret and the attacker's input in one compressed answer).
+/// a secret and the attacker's input in one compressed answer); the one POST answer that is, the
+/// dashboard's first view, carries its token in a header.
 enum BrowserHeaders {
     static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
@@ -40,18 +41,31 @@ struct BrowserHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
               response.headers[.contentType]?.hasPrefix("application/json") == true,
               Gzip.accepted(request.headers[.acceptEncoding])
         else { return response }
-        if let length = response.body.contentLength, length <= BrowserHeaders.compressAbove { return response }
+        try await Gzip.compress(&response)
+        return response
+    }
+}
+
+extension Gzip {
+    /// Compresses a JSON answer of more than 1 KiB whose body holds no secret, when the client
+    /// accepts gzip (the middleware's reads, and a first view, whose token is in a header).
+    static func compressIfAccepted(_ response: inout Response, request: Request) async throws {
+        guard response.headers[.contentEncoding] == nil, accepted(request.headers[.acceptEncoding]) else { return }
+        try await compress(&response)
+    }
+
+    static func compress(_ response: inout Response) async throws {
+        if let length = response.body.contentLength, length <= BrowserHeaders.compressAbove { return }
         let collected = CollectingWriter(), body = response.body
         try await body.write(collected)
         let bytes = collected.buffer
-        guard bytes.readableBytes > BrowserHeaders.compressAbove, let gzip = Gzip.compress(bytes) else {
+        guard bytes.readableBytes > BrowserHeaders.compressAbove, let gzip = compress(bytes) else {
             response.body = .init(byteBuffer: bytes)
-            return response
+            return
         }
         response.headers[.contentEncoding] = "gzip"
         response.headers[.vary] = "Accept-Encoding"
         response.body = .init(byteBuffer: gzip)
-        return response
     }
 }
 

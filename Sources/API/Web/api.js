@@ -76,6 +76,17 @@ async function read(request) {
   return json;
 }
 
+/** A session's answer; with a first view its access token comes in a header (the body is
+ *  compressed, and a compressed body holds no secret). */
+async function readSession(request) {
+  let answer;
+  try { answer = await request; } catch (error) { throw new OfflineError(String(error)); }
+  const token = answer.headers.get('X-Access-Token');
+  const session = await read(Promise.resolve(answer));
+  if (token && session) session.access_token = token;
+  return session;
+}
+
 export async function signIn(email, password) { take(await post('/api/v1/auth/browser/login', { email, password })); return user; }
 export async function register(fields) { take(await post('/api/v1/auth/browser/register', fields)); return user; }
 
@@ -85,7 +96,7 @@ export async function refresh() {
   // The first one was started by boot.js before this module ran.
   const started = bootRefresh;
   bootRefresh = null;
-  if (started) { take(await read(started)); return user; }
+  if (started) { take(await readSession(started)); return user; }
   const run = async () => { take(await post('/api/v1/auth/browser/refresh')); return user; };
   if (navigator.locks) return navigator.locks.request('lifelog-refresh', run);
   return run();

@@ -2,6 +2,7 @@ import CZlib
 import Crypto
 import Foundation
 import NIOCore
+import Synchronization
 
 /// An event's payload and metadata as the log stores them (issue 29): AES-GCM under the owner's
 /// data key, bound to the event (`Binding`: a sealed value copied onto another event, or an event
@@ -17,6 +18,8 @@ public enum SealedPayload {
     static let deflated: UInt8 = 2
     /// Smaller payloads are not worth deflating (an event of a habit log is ~200 bytes).
     static let deflateFrom = 1_024
+    /// This process's nonces (`NonceSequence`): a random nonce cost a system call per event.
+    static let nonces = NonceSequence()
 
     public struct Unreadable: Error, Sendable, CustomStringConvertible {
         public var reason: String
@@ -91,7 +94,7 @@ public enum SealedPayload {
             plaintext = smaller
             format = deflated
         }
-        let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: binding.authenticated(format: format))
+        let box = try AES.GCM.seal(plaintext, using: key, nonce: try nonces.next(), authenticating: binding.authenticated(format: format))
         var sealed = ByteBuffer()
         sealed.reserveCapacity(1 + 12 + plaintext.count + 16)
         sealed.writeInteger(format)
@@ -167,5 +170,26 @@ extension UUID {
     /// The 16 bytes of the UUID, as AES-GCM's authenticated data.
     var bytes: [UInt8] {
         withUnsafeBytes(of: uuid) { Array($0) }
+    }
+}
+
+/// AES-GCM nonces as NIST SP 800-38D's deterministic construction gives them: a fixed field
+/// drawn at random for this process (64 bits), then an invocation counter (32 bits). Within a
+/// process no nonce repeats (a new field is drawn when the counter wraps); two processes sealing
+/// under one owner's key differ in their fields, which collide with odds of about n² / 2⁶⁵.
+final class NonceSequence: Sendable {
+    private let state = Mutex<(field: UInt64, counter: UInt32)>((UInt64.random(in: .min ... .max), 0))
+
+    func next() throws -> AES.GCM.Nonce {
+        let (field, counter) = state.withLock { state in
+            if state.counter == .max { state = (UInt64.random(in: .min ... .max), 0) }
+            state.counter += 1
+            return state
+        }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(12)
+        withUnsafeBytes(of: field.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: counter.bigEndian) { bytes.append(contentsOf: $0) }
+        return try AES.GCM.Nonce(data: bytes)
     }
 }

@@ -90,20 +90,12 @@ public struct AsyncProjectorRunner: Sendable {
     }
 
     /// True when the log holds events for this projector past its checkpoint, visible or not.
-    /// Any transaction in the cluster can hold the snapshot frontier back for a moment without
-    /// sending a notification of its own, so a reader that stops at the frontier must look again.
     public func hasUnreadEvents() async throws -> Bool {
         let projector = self.projector
         let logger = self.logger
         return try await client.withConnection { connection in
             let checkpoint = try await Checkpoints.read(projector.name, on: connection, logger: logger)
-            let rows = try await connection.rows("""
-                SELECT EXISTS (SELECT 1 FROM events
-                  WHERE (transaction_id, global_position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.globalPosition))
-                    AND (\(projector.eventTypes)::text[] IS NULL OR event_type = ANY(\(projector.eventTypes)::text[])))
-                """, logger: logger)
-            for try await exists in rows.decode(Bool.self) { return exists }
-            return false
+            return try await PostgresEventStore.hasEvents(after: checkpoint, types: projector.eventTypes, on: connection, logger: logger)
         }
     }
 
@@ -113,14 +105,7 @@ public struct AsyncProjectorRunner: Sendable {
         var failures = 0
         for await _ in wakeups {
             do {
-                try await catchUp()
-                var delay = 5
-                while !Task.isCancelled, try await hasUnreadEvents() {
-                    try await Task.sleep(for: .milliseconds(delay))
-                    // Progress means the frontier moves (steady writes): look again soon. Only a
-                    // frontier that stays put (a long transaction elsewhere) backs off to 100 ms.
-                    delay = try await catchUp() > 0 ? 5 : min(delay * 2, 100)
-                }
+                try await FrontierFollower.catchUp({ try await catchUp() }, whileUnread: { try await hasUnreadEvents() })
                 failures = 0
                 // Wake-ups that come meanwhile collapse into one (the stream keeps the newest).
                 if projector.pace > .zero { try await Task.sleep(for: projector.pace) }

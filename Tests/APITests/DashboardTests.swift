@@ -1,12 +1,14 @@
 import API
 import AsyncHTTPClient
 import Core
+import EventStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NIOPosix
+import PostgresNIO
 import Testing
 import TestSupport
 
@@ -302,4 +304,58 @@ import TestSupport
             _ = access
         }
     }
+    /// A change another transaction held behind the frontier reaches the stream as soon as that
+    /// transaction ends, though its end sends no notification: before, it waited for the feed's
+    /// next poll (a second in `serve`; the dashboard benchmark's 1.2 s outliers).
+    @Test func aChangeHeldBehindTheFrontierArrivesWhenTheFrontierMovesNotAtTheNextPoll() async throws {
+        try await TestDatabase.withAppClient { _, client in
+            // A poll far beyond the test's patience: only the feed's own look-again can deliver.
+            let dependencies = try await AppDependencies.forTests(client: client, changeFeedPoll: .seconds(120))
+            let feed = dependencies.changeFeed
+            try await buildApplication(dependencies).test(.router) { http in
+                let token = try #require(try await http.register("held@example.com").string("access_token"))
+                let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+                let habit = try #require(try await http.call(.post, "/api/v1/habits", token: token, json: #"{"name":"Walk","kind":"boolean","schedule":{"type":"daily"}}"#).string("id"))
+                let logger = TestDatabase.logger
+                let holding = Flag(), release = Flag()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await feed.follow() }
+                    let changes = feed.subscribe(userId: owner, sessionId: UUID())
+                    // The feed's first read places it at the head.
+                    try await Task.sleep(for: .milliseconds(300))
+                    // A transaction with an id older than the log's next event, open across it.
+                    group.addTask {
+                        try await client.withConnection { connection in
+                            try await connection.run("BEGIN", logger: logger)
+                            try await connection.run("SELECT pg_current_xact_id()", logger: logger)
+                            holding.raise()
+                            while !release.isRaised { try await Task.sleep(for: .milliseconds(10)) }
+                            try await connection.run("COMMIT", logger: logger)
+                        }
+                    }
+                    while !holding.isRaised { try await Task.sleep(for: .milliseconds(5)) }
+                    #expect(try await http.call(.post, "/api/v1/habits/\(habit)/logs", token: token, json: "{}").status == .created)
+                    // The commit's notification: the feed reads, and the event is behind the frontier.
+                    feed.poke()
+                    try await Task.sleep(for: .milliseconds(300))
+                    let released = ContinuousClock.now
+                    release.raise()
+                    let seen = try await withThrowingTaskGroup(of: String?.self) { waiting in
+                        waiting.addTask {
+                            for await change in changes where change.type == "habit.logged" { return change.type }
+                            return nil
+                        }
+                        waiting.addTask { try await Task.sleep(for: .seconds(10)); return nil }
+                        let first = try await waiting.next() ?? nil
+                        waiting.cancelAll()
+                        return first
+                    }
+                    #expect(seen == "habit.logged", "the change did not arrive within 10 s of the frontier moving")
+                    #expect(ContinuousClock.now - released < .seconds(3))
+                    group.cancelAll()
+                }
+            }
+        }
+    }
 }
+

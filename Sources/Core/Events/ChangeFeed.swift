@@ -11,7 +11,8 @@ import Synchronization
 /// gap-safely (the order and frontier every async projector uses), reading only each event's
 /// position, owner, stream and type, and hands each event to the subscribers of its owner. It
 /// wakes on `NOTIFY lifelog_events` (sent after every commit by each instance's `ReaderWaker`),
-/// and polls as a fallback.
+/// looks again within 100 ms while events wait behind the frontier (`FrontierFollower`), and
+/// polls as a fallback.
 ///
 /// A subscription ends when its session ends: `NOTIFY lifelog_sessions` (sent by every sign-out,
 /// sign-out everywhere, password change and revoked refresh family) makes the feed look up the
@@ -110,7 +111,7 @@ public final class ChangeFeed: Service, Sendable {
                 var failures = 0
                 while await wake.next() {
                     do {
-                        while try await self.readNew() {}
+                        try await FrontierFollower.catchUp({ try await self.catchUp() }, whileUnread: { try await self.hasUnread() })
                         failures = 0
                     } catch {
                         if Task.isCancelled { return }
@@ -137,8 +138,27 @@ public final class ChangeFeed: Service, Sendable {
 
     static let batch = 1_000
 
-    /// Reads the next batch and hands it out; true when there may be more.
-    func readNew() async throws -> Bool {
+    /// Reads and hands out until the frontier; answers how many events it read.
+    func catchUp() async throws -> Int {
+        var total = 0
+        while true {
+            let (count, more) = try await readNew()
+            total += count
+            if !more { return total }
+        }
+    }
+
+    /// True when the log holds events past what the feed has read, visible or not yet.
+    func hasUnread() async throws -> Bool {
+        guard let checkpoint = state.withLock({ $0.checkpoint }) else { return false }
+        let (client, logger) = (self.client, self.logger)
+        return try await client.withConnection { connection in
+            try await PostgresEventStore.hasEvents(after: checkpoint, on: connection, logger: logger)
+        }
+    }
+
+    /// Reads the next batch and hands it out: how many it read, and whether there may be more.
+    func readNew() async throws -> (count: Int, more: Bool) {
         let logger = self.logger
         guard let checkpoint = state.withLock({ $0.checkpoint }) else {
             // First read: from the head below the frontier, so only what happens from now on.
@@ -147,10 +167,10 @@ public final class ChangeFeed: Service, Sendable {
                 return try await PostgresEventStore.head(below: frontier, on: connection, logger: logger)
             }
             state.withLock { $0.checkpoint = $0.checkpoint ?? head ?? .start }
-            return false
+            return (0, false)
         }
         let changes = try await Self.read(client, after: checkpoint, owner: nil, limit: Self.batch, logger: logger)
-        guard let last = changes.last else { return false }
+        guard let last = changes.last else { return (0, false) }
         let subscribers = state.withLock { state -> [Subscriber] in
             state.checkpoint = last.position
             return Array(state.subscribers.values)
@@ -161,7 +181,7 @@ public final class ChangeFeed: Service, Sendable {
                 for subscriber in byOwner[change.ownerId] ?? [] { subscriber.continuation.yield(change) }
             }
         }
-        return changes.count == Self.batch
+        return (changes.count, changes.count == Self.batch)
     }
 
     /// Events after `position` below the snapshot frontier (gap-safe), of one owner or all.

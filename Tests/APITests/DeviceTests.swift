@@ -46,7 +46,11 @@ import TestSupport
             let me = try await http.call(.get, "/api/v1/me", headers: [.init("X-API-Key")!: key])
             #expect(me.status == .forbidden)
             let listed = try await http.call(.get, "/api/v1/devices", token: token)
-            #expect((listed.object["items"] as? [[String: Any]])?.first?["last_used_at"] != nil)
+            let used = try #require((listed.object["items"] as? [[String: Any]])?.first)
+            let usedAt = try #require(used["last_used_at"] as? String)
+            // What a page shows: the user's own wall clock (registered in Belgrade), not UTC.
+            #expect(used["last_used_local"] as? String == wallClock(usedAt, in: "Europe/Belgrade"), "\(listed.text)")
+            #expect(used["last_used_local"] as? String != wallClock(usedAt, in: "UTC"))
 
             #expect(try await http.call(.delete, "/api/v1/devices/\(id)", token: token).status == .noContent)
             #expect(try await http.call(.get, "/api/v1/ingest/whoami", headers: [.init("X-API-Key")!: key]).status == .unauthorized)

@@ -399,7 +399,7 @@ import TestSupport
         let pair = TokenPair(accessToken: "access", refreshToken: "refresh", expiresIn: 900)
         func device(full: Bool) -> DeviceDTO {
             DeviceDTO(DeviceRecord(id: id, name: "Watch", kind: "watch", createdAt: now, lastUsedAt: full ? now : nil),
-                      apiKey: full ? "key" : nil, connect: full ? DeviceDTO.Connect(root: "https://lifelog.example.com") : nil)
+                      zone: full ? TimeZone(identifier: "Europe/Belgrade") : nil, apiKey: full ? "key" : nil, connect: full ? DeviceDTO.Connect(root: "https://lifelog.example.com") : nil)
         }
         var samples = [
             try sample("Habit", "GET /api/v1/habits/{id}", "200", full: true, habit(full: true)),

@@ -198,6 +198,9 @@ import TestSupport
                 #expect(deliveries.allSatisfy { $0["status"] as? String == "delivered" && $0["last_status"] as? Int == 204 && $0["delivered_at"] != nil })
                 #expect(deliveries.allSatisfy { ($0["status_label"] as? String).map { !$0.isEmpty && $0 != "delivered" } == true })
                 let dues = deliveries.compactMap { $0["due_at"] as? String }
+                // Each with its time on the user's wall clock (New York), what the page shows.
+                #expect(deliveries.allSatisfy { d in (d["due_at"] as? String).flatMap { wallClock($0, in: "America/New_York") } == d["due_local"] as? String },
+                        "\(listedDeliveries.text)")
                 #expect(dues == dues.sorted(by: >), "newest first")
                 let one = try await http.call(.get, "/api/v1/webhooks/\(id)/deliveries?limit=1", token: fresh)
                 #expect((one.object["items"] as? [Any])?.count == 1)

@@ -45,9 +45,9 @@ extension OpenAPITests {
             try sample("Webhook test", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.failed(status: 500, error: "no", retryAfter: nil, gone: false))),
             try sample("Webhook deliveries", "GET /api/v1/webhooks/{id}/deliveries", "200", full: false, Items(items: [
                 WebhookDeliveryDTO(WebhookDelivery(id: id, event: "habit.completed", status: .failed, attempts: 3, lastStatus: 503,
-                                                   lastError: "the receiver answered 503", dueAt: now, deliveredAt: nil), language: .en),
+                                                   lastError: "the receiver answered 503", dueAt: now, dueLocal: "", deliveredAt: nil), language: .en, zone: TimeZone(identifier: "Europe/Belgrade")),
                 WebhookDeliveryDTO(WebhookDelivery(id: id, event: "task.completed", status: .delivered, attempts: 1, lastStatus: 204,
-                                                   lastError: nil, dueAt: now, deliveredAt: now), language: .sr),
+                                                   lastError: nil, dueAt: now, dueLocal: "2026-11-27T09:30", deliveredAt: now), language: .sr, zone: nil),
             ])),
             try sample("Webhook test (delivered)", "POST /api/v1/webhooks/{id}/test", "200", full: true, WebhookTestDTO(.delivered(status: 204))),
         ]

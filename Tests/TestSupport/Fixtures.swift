@@ -79,3 +79,17 @@ public enum CatchUp {
         throw TimedOut(projector: runner.projector.name)
     }
 }
+
+/// The wall clock of `zone` at an instant the API wrote (RFC 3339), as `YYYY-MM-DDTHH:MM`: read
+/// with Foundation's own calendar, apart from the code under test.
+public func wallClock(_ instant: String, in zone: String) -> String? {
+    let parser = ISO8601DateFormatter()
+    parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    let plain = ISO8601DateFormatter()
+    guard let date = parser.date(from: instant) ?? plain.date(from: instant), let timeZone = TimeZone(identifier: zone) else { return nil }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = timeZone
+    formatter.dateFormat = "yyyy-MM-dd'T'HH:mm"
+    return formatter.string(from: date)
+}

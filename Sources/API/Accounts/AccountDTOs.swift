@@ -76,6 +76,9 @@ struct DeviceDTO: ResponseEncodable {
     var kind: String
     var createdAt: Date
     var lastUsedAt: Date?
+    /// The user's wall clock at the last use (`YYYY-MM-DDTHH:MM`, as a reminder's `due_local`),
+    /// what a page shows: the instant above is UTC.
+    var lastUsedLocal: String?
     /// Present once, in the answer that created the device.
     var apiKey: String?
     /// Beside the key: where the phone apps lifelog serves are pointed (issue 27).
@@ -102,12 +105,13 @@ struct DeviceDTO: ResponseEncodable {
         }
     }
 
-    init(_ device: DeviceRecord, apiKey: String? = nil, connect: Connect? = nil) {
+    init(_ device: DeviceRecord, zone: TimeZone? = nil, apiKey: String? = nil, connect: Connect? = nil) {
         id = device.id.uuidString.lowercased()
         name = device.name
         kind = device.kind
         createdAt = device.createdAt
         lastUsedAt = device.lastUsedAt
+        if let used = device.lastUsedAt, let zone { lastUsedLocal = LocalDueTime.text(at: used, in: zone) }
         self.apiKey = apiKey
         self.connect = apiKey == nil ? nil : connect
     }

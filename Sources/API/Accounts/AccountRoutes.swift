@@ -158,7 +158,8 @@ public struct AccountsArea: Area {
             let found = try await devices.list(context.userId, after: after, limit: limit + 1)
             let page = Array(found.prefix(limit))
             let next = found.count > limit ? page.last.flatMap { Cursor.encode(DevicePosition(createdAt: $0.createdAt, id: $0.id)) } : nil
-            return Page(items: page.map { DeviceDTO($0) }, nextCursor: next)
+            let zone = TimeZone(identifier: try await profiles.user(context.userId).profile.timezone)
+            return Page(items: page.map { DeviceDTO($0, zone: zone) }, nextCursor: next)
         }
         user.delete("devices/{id}") { _, context in
             try await devices.revoke(context.command(), deviceId: try context.resourceId())

@@ -56,9 +56,12 @@ struct WebhookDeliveryDTO: ResponseEncodable {
     var lastStatus: Int?
     var lastError: String?
     var dueAt: Date
+    var dueLocal: String
     var deliveredAt: Date?
 
-    init(_ delivery: WebhookDelivery, language: Language) {
+    /// `zone`: the user's, for a domain event's delivery, whose wall clock the outbox does not
+    /// keep (a reminder's copy keeps the one of its due moment).
+    init(_ delivery: WebhookDelivery, language: Language, zone: TimeZone?) {
         id = delivery.id.uuidString.lowercased()
         event = delivery.event
         status = delivery.status.rawValue
@@ -72,6 +75,7 @@ struct WebhookDeliveryDTO: ResponseEncodable {
         lastStatus = delivery.lastStatus
         lastError = delivery.lastError
         dueAt = delivery.dueAt
+        dueLocal = delivery.dueLocal.isEmpty ? zone.map { LocalDueTime.text(at: delivery.dueAt, in: $0) } ?? "" : delivery.dueLocal
         deliveredAt = delivery.deliveredAt
     }
 }
@@ -104,8 +108,10 @@ struct WebhookRoutes {
         }
         user.get("{id}/deliveries") { request, context in
             let deliveries = try await webhooks.deliveries(context.userId, try context.resourceId(), limit: try Cursor.limit(request))
-            let language = try await RequestLanguage.resolve(request, userId: context.userId, profiles: profiles)
-            return Items(items: deliveries.map { WebhookDeliveryDTO($0, language: language) })
+            let user = try await profiles.user(context.userId)
+            let language = try await RequestLanguage.resolve(request) { user.profile.language }
+            let zone = TimeZone(identifier: user.profile.timezone)
+            return Items(items: deliveries.map { WebhookDeliveryDTO($0, language: language, zone: zone) })
         }
         user.post("{id}/test") { _, context in
             WebhookTestDTO(try await webhooks.test(context.userId, try context.resourceId(), http: WebhookSender.shared))

@@ -63,7 +63,7 @@ export async function renderSettings(root, ctx) {
   } }, t('dash.settings.pairing'));
   root.append(card('dash.settings.devices',
     devices.items.length ? h('ul', { class: 'items' }, devices.items.map((d) => h('li', { class: 'item' },
-      h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, d.name), h('span', { class: 'muted' }, [d.kind, d.last_used_at ? t('dash.settings.last_used', { time: d.last_used_at }) : null].filter(Boolean).join(' · '))),
+      h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, d.name), h('span', { class: 'muted' }, [d.kind, d.last_used_local ? t('dash.settings.last_used', { time: d.last_used_local }) : null].filter(Boolean).join(' · '))),
       h('button', { type: 'button', class: 'danger', onclick: async () => {
         try { await A.api('DELETE', `/devices/${d.id}`); ctx.refresh(); } catch (error) { reportError(error); }
       } }, t('dash.settings.revoke', { name: d.name }))))) : empty(),
@@ -133,7 +133,7 @@ async function toggleDeliveries(button, into, webhook) {
     const { items } = await A.get(`/webhooks/${webhook.id}/deliveries?limit=20`);
     into.append(items.length ? h('ul', { class: 'items', 'aria-label': t('dash.settings.webhook_deliveries', { name: webhook.url }) }, items.map((d) =>
       h('li', { class: 'item' }, h('div', { class: 'item-main' }, h('span', { class: 'item-name' }, d.event),
-        h('span', { class: 'muted' }, [d.due_at, d.last_status ? t('dash.settings.webhook_answer', { status: d.last_status }) : null, d.last_error].filter(Boolean).join(' · '))),
+        h('span', { class: 'muted' }, [d.due_local, d.last_status ? t('dash.settings.webhook_answer', { status: d.last_status }) : null, d.last_error].filter(Boolean).join(' · '))),
         badge(d.status_label, d.color_token)))) : empty());
   } catch (error) { reportError(error); }
 }

@@ -15,6 +15,8 @@ public struct WebhookDelivery: Sendable, Equatable {
     public var lastError: String?
     /// When it was due to go out: the event's time, or a reminder's due time.
     public var dueAt: Date
+    /// The user's wall clock at `dueAt` (`YYYY-MM-DDTHH:MM`), as the outbox keeps it.
+    public var dueLocal: String
     public var deliveredAt: Date?
 }
 
@@ -32,15 +34,15 @@ public struct WebhookDeliveryLog: Sendable {
     public func recent(_ userId: UUID, endpoint: UUID, limit: Int) async throws -> [WebhookDelivery] {
         var deliveries: [WebhookDelivery] = []
         for try await r in try await client.rows("""
-            SELECT id, kind, status, attempts, last_status, last_error, due_at, delivered_at
+            SELECT id, kind, status, attempts, last_status, last_error, due_at, delivered_at, due_local
             FROM reminder_outbox
             WHERE user_id = \(userId) AND endpoint_id = \(endpoint) AND channel = 'event'
             ORDER BY due_at DESC, id
             LIMIT \(limit)
-            """, logger: logger).decode((UUID, String, String, Int32, Int32?, String?, Date, Date?).self) {
+            """, logger: logger).decode((UUID, String, String, Int32, Int32?, String?, Date, Date?, String).self) {
             guard let status = ReminderStatus(rawValue: r.2) else { throw CorruptData("delivery status", r.2) }
             deliveries.append(WebhookDelivery(id: r.0, event: r.1, status: status, attempts: Int(r.3), lastStatus: r.4.map(Int.init),
-                                              lastError: r.5, dueAt: r.6, deliveredAt: r.7))
+                                              lastError: r.5, dueAt: r.6, dueLocal: r.8, deliveredAt: r.7))
         }
         return deliveries
     }

@@ -10,15 +10,23 @@ import PostgresNIO
 public enum FrontierFollower {
     /// Runs `catchUp` (which answers how many events it read) until nothing waits behind the
     /// frontier. Progress means the frontier moves (steady writes): look again soon; only a
-    /// frontier that stays put (a long transaction elsewhere) backs off, to 100 ms.
+    /// frontier that stays put (a long transaction elsewhere) backs off, to 100 ms. With `limit`,
+    /// a frontier that has not moved for that long is left to the reader's next poll (a
+    /// forgotten transaction would otherwise keep it looking ten times a second).
     public static func catchUp(
-        _ catchUp: () async throws -> Int, whileUnread unread: () async throws -> Bool
+        _ catchUp: () async throws -> Int, whileUnread unread: () async throws -> Bool, limit: Duration? = nil
     ) async throws {
-        _ = try await catchUp()
+        let clock = ContinuousClock()
+        var moved = clock.now
+        if try await catchUp() > 0 { moved = clock.now }
         var delay = 5
-        while !Task.isCancelled, try await unread() {
+        while !Task.isCancelled, limit.map({ clock.now - moved < $0 }) ?? true, try await unread() {
             try await Task.sleep(for: .milliseconds(delay))
-            delay = try await catchUp() > 0 ? 5 : min(delay * 2, 100)
+            if try await catchUp() > 0 {
+                (delay, moved) = (5, clock.now)
+            } else {
+                delay = min(delay * 2, 100)
+            }
         }
     }
 }

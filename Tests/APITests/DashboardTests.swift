@@ -322,7 +322,8 @@ import TestSupport
                     group.addTask { await feed.follow() }
                     let changes = feed.subscribe(userId: owner, sessionId: UUID())
                     // The feed's first read places it at the head.
-                    try await Task.sleep(for: .milliseconds(300))
+                    for _ in 0..<500 where !feed.isFollowing { try await Task.sleep(for: .milliseconds(10)) }
+                    #expect(feed.isFollowing)
                     // A transaction with an id older than the log's next event, open across it.
                     group.addTask {
                         try await client.withConnection { connection in

@@ -57,6 +57,10 @@ public final class ChangeFeed: Service, Sendable {
     /// How many clients follow the feed now (for tests and `/metrics`).
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
+    /// Whether the feed has placed itself in the log (its first read): changes from then on reach
+    /// its subscribers (for tests).
+    public var isFollowing: Bool { state.withLock { $0.checkpoint != nil } }
+
     /// Follows the user's changes from now on: every event the feed reads after this call. The
     /// stream finishes when the session ends or the feed stops; dropping it unsubscribes.
     public func subscribe(userId: UUID, sessionId: UUID) -> AsyncStream<Change> {
@@ -111,7 +115,10 @@ public final class ChangeFeed: Service, Sendable {
                 var failures = 0
                 while await wake.next() {
                     do {
-                        try await FrontierFollower.catchUp({ try await self.catchUp() }, whileUnread: { try await self.hasUnread() })
+                        // Nobody to tell: the next wake-up reads on. Past the poll interval, the poll does.
+                        try await FrontierFollower.catchUp({ try await self.catchUp() },
+                                                           whileUnread: { self.subscriberCount > 0 ? try await self.hasUnread() : false },
+                                                           limit: pollInterval)
                         failures = 0
                     } catch {
                         if Task.isCancelled { return }

@@ -30,6 +30,7 @@ extension AccountsArea {
     }
 
     func registerBrowserSession(on api: RouterGroup<AppRequestContext>) {
+        // Over 60 lines: the browser session's four routes, a few lines each, beside the cookie rules they share.
         let sessions = accounts.sessions, profiles = accounts.profiles, keys = accounts.requestFingerprintKeys, changeFeed = self.changeFeed
         let services = self.services
         let browser = api.group("auth/browser")

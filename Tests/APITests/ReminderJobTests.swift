@@ -75,6 +75,45 @@ import TestSupport
         }
     }
 
+    /// Issue 30: the job finds who has something due in a minute by index, per zone. Run minute
+    /// by minute, it queues exactly what is due that minute, across zones, and a minute with
+    /// nothing due reads nobody.
+    @Test func minuteByMinuteOnlyWhatIsDueThatMinuteIsQueuedInEveryZone() async throws {
+        // 07:58 in New York (EDT), 13:58 in Belgrade (CEST)
+        try await AppHarness.with(now: Self.at("2024-05-02T11:58:00Z")) { harness, http in
+            _ = try await Self.userWithAHabit(http, "ny@example.com")
+            let early = try await Self.userWithAHabit(http, "early@example.com")
+            let reminded = try await http.call(.post, "/api/v1/habits", token: early,
+                                               json: #"{"name":"Stretch","kind":"boolean","schedule":{"type":"daily"},"start_date":"2024-05-01","reminder_time":"07:59"}"#)
+            #expect(reminded.status == .created, "\(reminded.text)")
+            let belgrade = try #require(try await http.register("bg@example.com", timezone: "Europe/Belgrade").string("access_token"))
+            _ = try await http.call(.post, "/api/v1/habits", token: belgrade,
+                                    json: #"{"name":"Read","kind":"boolean","schedule":{"type":"daily"},"start_date":"2024-05-01"}"#)
+            try await Self.withJob(harness) { job in
+                _ = try await job.run()  // where planning starts: 11:58
+                harness.clock.advance(by: 60)  // 07:59 in New York: the early habit's own reminder
+                let minute = try await job.run()
+                #expect(minute.queued == 1, "\(minute)")
+                #expect(try await rows(harness, "habit", "pending") == ["2024-05-02T07:59"])
+                #expect(try await rows(harness, "morning_digest", "pending") == [])
+                harness.clock.advance(by: 60)  // 08:00 in New York: both New Yorkers' digests; 14:00 in Belgrade: nothing
+                #expect(try await job.run().queued == 2)
+                #expect(try await rows(harness, "morning_digest", "pending") == ["2024-05-02T08:00", "2024-05-02T08:00"])
+                // 08:00:30: no minute starts in the window, so nobody is even a candidate.
+                harness.clock.advance(by: 30)
+                #expect(try await harness.services.planning.candidates(from: Self.at("2024-05-02T12:00:00Z"), to: harness.clock.now()).isEmpty)
+                #expect(try await job.run().queued == 0)
+                // 08:01 to 13:59: the New Yorkers have nothing until 20:00; Belgrade's 20:00 is 14:00 in New York.
+                harness.clock.advance(by: 30)
+                let quiet = try await harness.services.planning.candidates(from: Self.at("2024-05-02T12:00:30Z"), to: Self.at("2024-05-02T17:59:00Z"))
+                #expect(quiet.isEmpty, "\(quiet.map(\.userId))")
+                harness.clock.advance(by: 6 * 3_600)  // 14:01 in New York, 20:01 in Belgrade
+                #expect(try await job.run().queued == 1)
+                #expect(try await rows(harness, "evening_nudge", "pending") == ["2024-05-02T20:00"])
+            }
+        }
+    }
+
     @Test func afterThreeDaysDownOnlyTheLatestOfEachIsQueuedAndTheRestAreSkipped() async throws {
         try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z")) { harness, http in
             _ = try await Self.userWithAHabit(http, "outage@example.com")

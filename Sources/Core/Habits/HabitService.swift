@@ -211,13 +211,15 @@ public struct HabitService: AreaService {
             }
             entries.merge(loaded) { _, new in new }
         }
-        return rows.map { row in
-            let entry = entries[row.id]?.entries
-            var facts = HabitFacts(start: row.startDate, schedule: row.schedules[0].schedule, target: row.kind == .numeric ? row.target : nil,
-                                   values: entry?.values ?? [:], freezes: entry?.freezeRanges ?? [], weekStart: calendar.weekStart)
-            facts.schedules = row.schedules
-            return (row, facts)
-        }
+        return rows.map { row in (row, Self.facts(row, entries[row.id]?.entries, weekStart: calendar.weekStart)) }
+    }
+
+    /// A habit's facts from its row and its logs and freezes (none when it has none).
+    static func facts(_ row: HabitsReadModel.Row, _ entry: HabitsReadModel.Entries?, weekStart: Int) -> HabitFacts {
+        var facts = HabitFacts(start: row.startDate, schedule: row.schedules[0].schedule, target: row.kind == .numeric ? row.target : nil,
+                               values: entry?.values ?? [:], freezes: entry?.freezeRanges ?? [], weekStart: weekStart)
+        facts.schedules = row.schedules
+        return facts
     }
 
     func views(_ owner: UUID, _ rows: [HabitsReadModel.Row], day: LocalDate, calendar: UserCalendar) async throws -> [HabitView] {

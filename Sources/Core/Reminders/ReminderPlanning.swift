@@ -29,8 +29,23 @@ public struct ReminderPlanning: Sendable {
         return user
     }
 
-    public func users(after: UUID?, limit: Int) async throws -> [ReminderUser] {
-        try await users.reminderUsers(after: after, limit: limit)
+    /// The users with something due in (`from`, `to`], found by index on their times of day in
+    /// each zone in use (`ReminderWindow`), then checked exactly: a minute with nothing due
+    /// reads no user at all, whatever their number (issue 30).
+    /// `overdue`: users whose event webhooks want `savings.payment_overdue` (due at their morning time).
+    public func candidates(from: Date, to: Date, overdue: Set<UUID> = []) async throws -> [ReminderUser] {
+        var ranges: [(zone: String, range: ReminderWindow.Range)] = []
+        for name in try await users.zonesInUse() {
+            // A zone the server no longer knows: every time of day, and the exact check decides.
+            let found = TimeZone(identifier: name).map { ReminderWindow.ranges(from: from, to: to, in: $0) } ?? [.wholeDay]
+            ranges += found.map { (name, $0) }
+        }
+        guard !ranges.isEmpty else { return [] }
+        // No zone's date is more than a day behind UTC's, and `ReminderPlanner.dates` starts a day
+        // early: a task due before this is not due in the window anywhere.
+        let tasksFrom = LogicalDay.date(of: from, in: .gmt, dayStartHour: 0).adding(days: -2)
+        let found = try await users.reminderCandidates(ranges, movedSince: from.addingTimeInterval(-86_400), tasksFrom: tasksFrom)
+        return try await due(found, overdue: overdue, from: from, to: to)
     }
 
     /// Of these users, those with something that could fall due in (`from`, `to`]: the rest are
@@ -49,34 +64,53 @@ public struct ReminderPlanning: Sendable {
 
     /// Every reminder due in (`from`, `to`] for this user, with facts as they stand now.
     public func plan(_ user: ReminderUser, from: Date, to: Date) async throws -> [PlannedReminder] {
-        try await plan(user, from: from, to: to, overdueEvents: false).reminders
+        try await plan([user], from: from, to: to).reminders
     }
 
-    /// The reminders, and with `overdueEvents` the `savings.payment_overdue` events, of (`from`, `to`].
-    public func plan(_ user: ReminderUser, from: Date, to: Date, overdueEvents: Bool) async throws -> (reminders: [PlannedReminder], events: [PlannedEvent]) {
-        let dates = ReminderPlanner.dates(user, from: from, to: to)
-        guard let last = dates.last else { return ([], []) }
-        var agenda = ReminderAgenda()
-        if !user.kinds.isDisjoint(with: [.morningDigest, .eveningNudge, .habit]) {
-            agenda.habits = try await habits.reminderDays(user.userId, dates)
+    /// The reminders of (`from`, `to`] for a batch of users, and the `savings.payment_overdue`
+    /// events of those in `overdue`: each area read once for the whole batch (a few statements
+    /// for 500 users, not a few per user), then each user planned by `ReminderPlanner`.
+    public func plan(_ batch: [ReminderUser], from: Date, to: Date, overdue: Set<UUID> = []) async throws -> (reminders: [PlannedReminder], events: [PlannedEvent]) {
+        let dates = Dictionary(batch.map { ($0.userId, ReminderPlanner.dates($0, from: from, to: to)) }) { first, _ in first }
+        let users = batch.filter { dates[$0.userId]?.isEmpty == false }
+        guard !users.isEmpty else { return ([], []) }
+        let calendars = try await self.users.calendars(users.map(\.userId))
+        func wanting(_ kinds: Set<ReminderKind>, orOverdue: Bool = false) -> [ReminderUser] {
+            users.filter { !$0.kinds.isDisjoint(with: kinds) || (orOverdue && overdue.contains($0.userId)) }
         }
-        if !user.kinds.isDisjoint(with: [.morningDigest, .taskDue]) {
-            agenda.tasks = try await tasks.list(user.userId, filter: .open, after: nil, limit: 10_000).compactMap { task in
-                guard let due = task.dueDate, due <= last else { return nil }
-                return .init(id: task.id, title: task.title, dueDate: due, dueTime: task.dueTime)
-            }
+        var habitDays: [UUID: (calendar: UserCalendar, dates: [LocalDate])] = [:]
+        for user in wanting([.morningDigest, .eveningNudge, .habit]) {
+            if let calendar = calendars[user.userId], let days = dates[user.userId] { habitDays[user.userId] = (calendar, days) }
         }
-        if !user.kinds.isDisjoint(with: [.savingsPaymentDue, .sharedSavingsPaymentDue]) || overdueEvents, let first = dates.first {
+        let taskOwners = wanting([.morningDigest, .taskDue]).map(\.userId)
+        let through = taskOwners.compactMap { dates[$0]?.last }.max() ?? SavingsSchedule.firstMonth.firstDay
+        var savingsDays: [UUID: LocalDate] = [:]
+        for user in wanting([.savingsPaymentDue, .sharedSavingsPaymentDue], orOverdue: true) {
+            if let calendar = calendars[user.userId] { savingsDays[user.userId] = calendar.today(at: clock.now()) }
+        }
+        async let habitsRead = habitDays.isEmpty ? [:] : habits.reminderDays(habitDays)
+        async let tasksRead = taskOwners.isEmpty ? [:] : tasks.openDue(owners: taskOwners, through: through)
+        async let goalsRead = savingsDays.isEmpty ? [:] : savings.goals(asOf: savingsDays)
+        let (habitsByUser, tasksByUser, goalsByUser) = try await (habitsRead, tasksRead, goalsRead)
+
+        var reminders: [PlannedReminder] = [], events: [PlannedEvent] = []
+        for user in users {
+            guard let days = dates[user.userId], let first = days.first, let last = days.last else { continue }
+            var agenda = ReminderAgenda()
+            agenda.habits = habitsByUser[user.userId] ?? [:]
+            agenda.tasks = (tasksByUser[user.userId] ?? []).filter { $0.dueDate <= last }
             // Goals the user owns, and shared ones (the planner keeps those only for a member who asked).
             let lead = ReminderPlanner.paymentLeadDays.max() ?? 0
-            for view in try await savings.goals(user.userId, asOf: nil) {
+            for view in goalsByUser[user.userId] ?? [] {
                 for occurrence in view.progress.occurrences(from: first.adding(days: -1), through: last.adding(days: lead)) where occurrence.remaining > 0 {
                     agenda.payments.append(.init(
                         goalId: view.goal.id, goalName: view.goal.name, dueDate: occurrence.dueDate,
                         remaining: Money(minorUnits: occurrence.remaining, currency: view.goal.currency), owned: view.role == .owner))
                 }
             }
+            reminders += ReminderPlanner.plan(user, agenda, from: from, to: to)
+            if overdue.contains(user.userId) { events += ReminderPlanner.overdue(user, agenda, from: from, to: to) }
         }
-        return (ReminderPlanner.plan(user, agenda, from: from, to: to), overdueEvents ? ReminderPlanner.overdue(user, agenda, from: from, to: to) : [])
+        return (reminders, events)
     }
 }

@@ -220,9 +220,26 @@ public struct SavingsService: AreaService {
     /// Every goal of these rows (what the user may see, read every time), as of a day: plans,
     /// movements and progress come from the cache while a goal's version has not moved.
     func views(_ rows: [SavingsGoalAccess], asOf: LocalDate) async throws -> [SavingsGoalView] {
+        try await views(rows, asOf: Array(repeating: asOf, count: rows.count))
+    }
+
+    /// Every goal of many users (the reminder job's batch), each as of its user's day, with the
+    /// plans and movements not in the cache read at once.
+    public func goals(asOf days: [UUID: LocalDate]) async throws -> [UUID: [SavingsGoalView]] {
+        let rows = try await savings.goalRows(for: Array(days.keys)).flatMap { user, goals in goals.map { (user, $0) } }
+        let views = try await views(rows.map(\.1), asOf: rows.map { days[$0.0] ?? SavingsSchedule.firstMonth.firstDay })
+        var byUser: [UUID: [SavingsGoalView]] = [:]
+        for ((user, _), view) in zip(rows, views) { byUser[user, default: []].append(view) }
+        return byUser
+    }
+
+    /// `asOf[i]` is the day `rows[i]` is seen as of.
+    func views(_ rows: [SavingsGoalAccess], asOf days: [LocalDate]) async throws -> [SavingsGoalView] {
         var goals = rows
         var known = await cache.facts(goals.map(\.goal))
-        let missing = goals.map(\.goal).filter { known[$0.id] == nil }
+        // Once each: a shared goal is in a batch for its owner and for each member.
+        var seen = Set<UUID>()
+        let missing = goals.map(\.goal).filter { known[$0.id] == nil && seen.insert($0.id).inserted }
         if !missing.isEmpty {
             let (plans, movements) = try await savings.details(of: missing)
             var loaded: [UUID: SavingsGoalCache.Facts] = [:]
@@ -237,6 +254,7 @@ public struct SavingsService: AreaService {
             let id = goals[index].goal.id
             goals[index].goal.plan = known[id]?.plan ?? SavingsSchedule([])
             goals[index].goal.movements = known[id]?.movements ?? []
+            let asOf = days[index]
             let key = SavingsGoalCache.ProgressKey(goalId: id, version: goals[index].goal.version, asOf: asOf)
             if let progress = await cache.progress(key) {
                 views.append(SavingsGoalView(goals[index], progress: progress))

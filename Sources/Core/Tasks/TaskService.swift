@@ -95,6 +95,11 @@ public struct TaskService: AreaService {
         try await tasks.query(owner, filter: filter, taskId: nil, after: after, limit: limit, now: try await now(owner))
     }
 
+    /// Open tasks due up to `through`, for the reminder job's batch of users.
+    public func openDue(owners: [UUID], through: LocalDate) async throws -> [UUID: [ReminderAgenda.OpenTask]] {
+        try await tasks.openDue(owners: owners, through: through)
+    }
+
     /// The same, for a caller that has read the user's calendar already.
     public func list(_ owner: UUID, filter: Filter, calendar: UserCalendar, after: TaskCursor?, limit: Int) async throws -> [TaskView] {
         try await tasks.query(owner, filter: filter, taskId: nil, after: after, limit: limit, now: now(calendar))

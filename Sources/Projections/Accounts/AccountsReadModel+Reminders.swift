@@ -4,19 +4,62 @@ import EventStore
 import PostgresNIO
 
 extension AccountsReadModel {
-    /// Users with a reminder kind on or an event webhook (which may want scheduled events), in id
-    /// order after `after`, as the planner sees them: settings and every zone they have lived in.
-    public func reminderUsers(after: UUID?, limit: Int) async throws -> [ReminderUser] {
-        let after = after ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        return try await reminderUsers(try await client.rows("""
+    /// The zones users are in now, each once: a skip over the zone index, one probe per zone.
+    public func zonesInUse() async throws -> [String] {
+        var zones: [String] = []
+        for try await zone in try await client.rows("""
+            WITH RECURSIVE z(zone) AS (
+              SELECT min(timezone) FROM rm_users
+              UNION ALL
+              SELECT (SELECT min(u.timezone) FROM rm_users u WHERE u.timezone > z.zone) FROM z WHERE z.zone IS NOT NULL)
+            SELECT zone FROM z WHERE zone IS NOT NULL
+            """, logger: logger).decode(String.self) { zones.append(zone) }
+        return zones
+    }
+
+    /// The users (with reminders or event webhooks) that may have something due in a window,
+    /// as the planner sees them: whose morning or evening time, habit reminder time or open
+    /// task's due time (from `tasksFrom` on) falls in one of their zone's `ranges`, and everyone
+    /// whose zone changed after `movedSince`. A superset: `ReminderPlanner.mayFire` decides.
+    public func reminderCandidates(_ ranges: [(zone: String, range: ReminderWindow.Range)], movedSince: Date, tasksFrom: LocalDate) async throws -> [ReminderUser] {
+        try await reminderUsers(try await client.rows("""
+            WITH w AS (
+              SELECT * FROM unnest(\(ranges.map(\.zone)), \(ranges.map(\.range.after)), \(ranges.map(\.range.through))) AS w(zone, after, through)),
+            ids AS (
+              SELECT u.user_id FROM w JOIN rm_users u ON u.timezone = w.zone AND u.morning_time > w.after AND u.morning_time <= w.through
+              UNION
+              SELECT u.user_id FROM w JOIN rm_users u ON u.timezone = w.zone AND u.evening_time > w.after AND u.evening_time <= w.through
+              UNION
+              SELECT h.owner_id FROM w
+              JOIN rm_habits h ON h.reminder_time > w.after AND h.reminder_time <= w.through AND h.reminder_time IS NOT NULL AND NOT h.archived
+              JOIN rm_users u ON u.user_id = h.owner_id AND u.timezone = w.zone
+              UNION
+              SELECT t.owner_id FROM w
+              JOIN rm_tasks t ON t.due_time > w.after AND t.due_time <= w.through AND t.due_time IS NOT NULL AND NOT t.completed
+                AND t.due_date >= \(tasksFrom.description)::date
+              JOIN rm_users u ON u.user_id = t.owner_id AND u.timezone = w.zone
+              UNION
+              SELECT user_id FROM rm_user_zones WHERE since > \(movedSince))
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),
                    ARRAY(SELECT z.since FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since)
-            FROM rm_users u WHERE u.user_id > \(after)
-              AND (cardinality(u.reminder_kinds) > 0
-                   OR EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.user_id = u.user_id AND e.purpose = 'events' AND e.disabled_at IS NULL))
-            ORDER BY u.user_id LIMIT \(limit)
+            FROM ids JOIN rm_users u ON u.user_id = ids.user_id
+            WHERE cardinality(u.reminder_kinds) > 0
+               OR EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.user_id = u.user_id AND e.purpose = 'events' AND e.disabled_at IS NULL)
+            ORDER BY u.user_id
             """, logger: logger))
+    }
+
+    /// The calendars of these users (week start and day start, for the habits' periods).
+    public func calendars(_ users: [UUID]) async throws -> [UUID: UserCalendar] {
+        var calendars: [UUID: UserCalendar] = [:]
+        for try await (user, zone, dayStart, weekStart) in try await client.rows("""
+            SELECT user_id, timezone, day_start_hour, week_start FROM rm_users WHERE user_id = ANY(\(users))
+            """, logger: logger).decode((UUID, String, Int16, Int16).self) {
+            guard let timeZone = TimeZone(identifier: zone) else { throw CorruptData("time zone", zone) }
+            calendars[user] = UserCalendar(timeZone: timeZone, dayStartHour: Int(dayStart), weekStart: Int(weekStart))
+        }
+        return calendars
     }
 
     /// One user as the planner sees them, whatever kinds are on; nil for an unknown user.

@@ -50,21 +50,42 @@ public struct HabitsReadModel: Sendable {
               AND ((EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, habit_id) > (\(afterMicros), \(afterId))
             ORDER BY created_at, habit_id
             LIMIT \(limit)
-            """, logger: logger).decode((UUID, String, String?, String?, String, Decimal?, String?, String, String, String?, Bool, Int64, Int64).self) {
-            guard let kind = HabitEvent.Kind(rawValue: r.4) else { throw CorruptData("habit kind", r.4) }
-            guard let start = LocalDate(r.8) else { throw CorruptData("habit start date", r.8) }
-            let reminder = try r.9.map { raw in
-                guard let time = LocalTime(raw) else { throw CorruptData("habit reminder time", raw) }
-                return time
-            }
-            let entries: [HabitsProjector.ScheduleEntry]
-            do { entries = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: r.7) } catch { throw CorruptData("habit schedules", r.7) }
-            guard !entries.isEmpty else { throw CorruptData("habit schedules", r.7) }
-            let habit = Habit(id: r.0, name: r.1, emoji: r.2, color: r.3, kind: kind, target: r.5, unit: r.6, reminderTime: reminder, startDate: start,
-                              schedules: entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }, archived: r.10)
-            rows.append(Row(habit: habit, version: r.11, position: Position(createdMicros: r.12, id: r.0)))
+            """, logger: logger).decode(Columns.self) {
+            rows.append(try Self.row(r))
         }
         return rows
+    }
+
+    /// The active habits of many owners at once (the reminder job's batch), by owner.
+    public func activeRows(owners: [UUID]) async throws -> [UUID: [Row]] {
+        var rows: [UUID: [Row]] = [:]
+        for try await r in try await client.rows("""
+            SELECT habit_id, name, emoji, color, kind, target, unit, schedules::text, start_date::text, reminder_time, archived, version,
+                   (EXTRACT(EPOCH FROM created_at) * 1000000)::bigint, owner_id
+            FROM rm_habits
+            WHERE owner_id = ANY(\(owners)) AND NOT archived
+            ORDER BY owner_id, created_at, habit_id
+            """, logger: logger).decode((UUID, String, String?, String?, String, Decimal?, String?, String, String, String?, Bool, Int64, Int64, UUID).self) {
+            rows[r.13, default: []].append(try Self.row((r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11, r.12)))
+        }
+        return rows
+    }
+
+    typealias Columns = (UUID, String, String?, String?, String, Decimal?, String?, String, String, String?, Bool, Int64, Int64)
+
+    static func row(_ r: Columns) throws -> Row {
+        guard let kind = HabitEvent.Kind(rawValue: r.4) else { throw CorruptData("habit kind", r.4) }
+        guard let start = LocalDate(r.8) else { throw CorruptData("habit start date", r.8) }
+        let reminder = try r.9.map { raw in
+            guard let time = LocalTime(raw) else { throw CorruptData("habit reminder time", raw) }
+            return time
+        }
+        let entries: [HabitsProjector.ScheduleEntry]
+        do { entries = try EventCoding.decode([HabitsProjector.ScheduleEntry].self, from: r.7) } catch { throw CorruptData("habit schedules", r.7) }
+        guard !entries.isEmpty else { throw CorruptData("habit schedules", r.7) }
+        let habit = Habit(id: r.0, name: r.1, emoji: r.2, color: r.3, kind: kind, target: r.5, unit: r.6, reminderTime: reminder, startDate: start,
+                          schedules: entries.map { .init(from: max($0.from, start), schedule: $0.schedule) }, archived: r.10)
+        return Row(habit: habit, version: r.11, position: Position(createdMicros: r.12, id: r.0))
     }
 
     /// Logs and freezes of a habit, read after its row (so never older than its version).
@@ -77,15 +98,22 @@ public struct HabitsReadModel: Sendable {
     }
 
     public func entries(_ owner: UUID, _ rows: [Row]) async throws -> [UUID: Entries] {
+        try await entries(owners: Array(repeating: owner, count: rows.count), rows)
+    }
+
+    /// The same for habits of several owners: `owners[i]` owns `rows[i]`. Pairs, not two
+    /// arrays, so the index is probed once per habit, not once per owner and habit.
+    public func entries(owners: [UUID], _ rows: [Row]) async throws -> [UUID: Entries] {
         let ids = rows.map(\.id)
         // One row per habit with its dates as day numbers: two years of 30 habits is 30 rows,
         // not 15,000. Boolean habits need no values (every log counts 1).
         let numeric = Set(rows.filter { $0.kind == .numeric }.map(\.id))
         var result = Dictionary(uniqueKeysWithValues: ids.map { ($0, Entries(values: [:], freezes: [:])) })
         for try await (id, days, amounts) in try await client.rows("""
-            SELECT habit_id, array_agg((date - DATE '1970-01-01')::int4), array_agg(value::text)
-            FROM rm_habit_logs WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
-            GROUP BY habit_id
+            SELECT l.habit_id, array_agg((l.date - DATE '1970-01-01')::int4), array_agg(l.value::text)
+            FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS h(owner_id, habit_id)
+            JOIN rm_habit_logs l ON l.owner_id = h.owner_id AND l.habit_id = h.habit_id
+            GROUP BY l.habit_id
             """, logger: logger).decode((UUID, [Int32], [String]).self) {
             var perDay: [LocalDate: Decimal] = [:]
             perDay.reserveCapacity(days.count)
@@ -101,8 +129,9 @@ public struct HabitsReadModel: Sendable {
             result[id]?.values = perDay
         }
         for try await (freezeId, id, from, to, reason) in try await client.rows("""
-            SELECT freeze_id, habit_id, from_date::text, to_date::text, reason FROM rm_habit_freezes
-            WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            SELECT f.freeze_id, f.habit_id, f.from_date::text, f.to_date::text, f.reason
+            FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS h(owner_id, habit_id)
+            JOIN rm_habit_freezes f ON f.owner_id = h.owner_id AND f.habit_id = h.habit_id
             """, logger: logger).decode((UUID, UUID, String, String, String?).self) {
             guard let start = LocalDate(from), let end = LocalDate(to), start <= end else { throw CorruptData("habit freeze", "\(from)..\(to)") }
             result[id]?.freezes[freezeId] = Habit.Freeze(from: start, to: end, reason: reason)
@@ -113,9 +142,15 @@ public struct HabitsReadModel: Sendable {
     /// The habits' versions now. Read after their entries: when a version still equals the one
     /// the entries were asked for, no event came between, so the entries are of that version.
     public func versions(_ owner: UUID, _ ids: [UUID]) async throws -> [UUID: Int64] {
+        try await versions(owners: Array(repeating: owner, count: ids.count), ids)
+    }
+
+    /// `owners[i]` owns `ids[i]`.
+    public func versions(owners: [UUID], _ ids: [UUID]) async throws -> [UUID: Int64] {
         var versions: [UUID: Int64] = [:]
         for try await (id, version) in try await client.rows("""
-            SELECT habit_id, version FROM rm_habits WHERE owner_id = \(owner) AND habit_id = ANY(\(ids)::uuid[])
+            SELECT r.habit_id, r.version FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS h(owner_id, habit_id)
+            JOIN rm_habits r ON r.owner_id = h.owner_id AND r.habit_id = h.habit_id
             """, logger: logger).decode((UUID, Int64).self) {
             versions[id] = version
         }

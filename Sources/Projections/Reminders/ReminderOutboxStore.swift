@@ -168,16 +168,20 @@ public struct ReminderOutboxStore: Sendable {
         return claimed
     }
 
-    /// Records a 2xx, unless the row stopped being this claim's (an app acknowledged it, or the
-    /// lease ran out and another worker took it): then nothing changes.
-    public func delivered(_ claimed: Claimed, status: Int, now: Date) async throws {
-        guard try await owned(claimed, client.rows("""
-            UPDATE reminder_outbox SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = \(status), last_error = NULL
-            WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
-            RETURNING id
-            """, logger: logger)) else { return }
-        try await client.rows("""
-            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = \(claimed.endpoint.id) AND failing_since IS NOT NULL
+    /// Records the 2xx answers of one claim in one statement, and clears their endpoints'
+    /// failure marks. A row that stopped being this claim's (an app acknowledged it, or the
+    /// lease ran out and another worker took it) is left as it is, and its endpoint with it.
+    public func delivered(_ answers: [(Claimed, status: Int)], now: Date) async throws {
+        guard !answers.isEmpty else { return }
+        try await client.run("""
+            WITH done AS (
+              UPDATE reminder_outbox o SET status = 'delivered', delivered_at = \(now), lease_until = NULL, last_status = d.status, last_error = NULL
+              FROM unnest(\(answers.map(\.0.item.id)), \(answers.map(\.0.claim)), \(answers.map { Int32($0.status) }),
+                          \(answers.map(\.0.endpoint.id))) AS d(id, claim, status, endpoint)
+              WHERE o.id = d.id AND o.claim_id = d.claim AND o.status = 'pending'
+              RETURNING d.endpoint)
+            UPDATE webhook_endpoints SET failing_since = NULL
+            WHERE id IN (SELECT endpoint FROM done) AND failing_since IS NOT NULL
             """, logger: logger)
     }
 

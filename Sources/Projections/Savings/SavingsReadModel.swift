@@ -182,6 +182,25 @@ public struct SavingsReadModel: Sendable {
         return goals
     }
 
+    /// The same for many users at once (the reminder job's batch), by user.
+    public func goalRows(for users: [UUID]) async throws -> [UUID: [SavingsGoalAccess]] {
+        var goals: [UUID: [SavingsGoalAccess]] = [:]
+        for try await r in try await client.rows("""
+            SELECT g.owner_id AS user_id, g.goal_id, g.owner_id, g.name, g.emoji, g.currency, g.target_amount, g.target_date::text, g.version, g.created_at
+            FROM rm_savings_goals g WHERE g.owner_id = ANY(\(users))
+            UNION ALL
+            SELECT m.user_id, g.goal_id, g.owner_id, g.name, g.emoji, g.currency, g.target_amount, g.target_date::text, g.version, g.created_at
+            FROM rm_savings_members m JOIN rm_savings_goals g ON g.owner_id = m.owner_id AND g.goal_id = m.goal_id
+            WHERE m.user_id = ANY(\(users))
+            ORDER BY user_id, created_at, goal_id
+            """, logger: logger).decode((UUID, UUID, UUID, String, String?, String, Int64?, String?, Int64, Date).self) {
+            let row: GoalRow = (r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9)
+            guard let role = SavingsGoal.role(of: r.0, owner: r.2, isMember: true) else { continue }
+            goals[r.0, default: []].append(SavingsGoalAccess(goal: try Self.goal(row), role: role, createdAt: r.9))
+        }
+        return goals
+    }
+
     /// The plans and movements of these goals, one query per table, each led by the goal's owner.
     public func details(of goals: [SavingsGoal]) async throws -> (plans: [UUID: [SavingsPlanChange]], movements: [UUID: [SavingsGoal.Movement]]) {
         guard !goals.isEmpty else { return ([:], [:]) }

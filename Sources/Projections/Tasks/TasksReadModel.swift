@@ -130,6 +130,21 @@ public struct TasksReadModel: Sendable {
         return views
     }
 
+    /// The open tasks with a due date up to `through` of many owners at once (the reminder
+    /// job's batch), by owner, in list order.
+    public func openDue(owners: [UUID], through: LocalDate) async throws -> [UUID: [ReminderAgenda.OpenTask]] {
+        var tasks: [UUID: [ReminderAgenda.OpenTask]] = [:]
+        for try await (owner, id, title, due, time) in try await client.rows("""
+            SELECT owner_id, task_id, title, due_date::text, due_time FROM rm_tasks
+            WHERE owner_id = ANY(\(owners)) AND NOT completed AND due_date <= \(through.description)::date
+            ORDER BY owner_id, sort_due, priority DESC, created_at, task_id
+            """, logger: logger).decode((UUID, UUID, String, String, String?).self) {
+            guard let dueDate = try Self.date(due) else { continue }
+            tasks[owner, default: []].append(.init(id: id, title: title, dueDate: dueDate, dueTime: try Self.time(time)))
+        }
+        return tasks
+    }
+
     static func date(_ raw: String?) throws -> LocalDate? {
         try raw.map { raw in
             guard let date = LocalDate(raw) else { throw CorruptData("task date", raw) }

@@ -75,17 +75,20 @@ public struct ReminderJob: Sendable {
             report.from = from
             report.to = now
             guard from < now else { return report }
-            let endpoints = try await endpoints.activeReminderEndpoints()
-            let overdue = try await self.endpoints.subscribers(to: WebhookEvents.paymentOverdue)
-            let due = try await planning.candidates(from: from, to: now, overdue: Set(overdue.keys))
+            // Only the users who may have something due are read, and only their endpoints: a
+            // minute with nothing due costs a few index probes (issue 30).
+            let found = try await planning.candidates(from: from, to: now)
+            let overdue = try await endpoints.subscribers(to: WebhookEvents.paymentOverdue, among: found.map(\.userId))
+            let due = try await planning.due(found, overdue: Set(overdue.keys), from: from, to: now)
             for start in stride(from: 0, to: due.count, by: batchSize) {
                 let batch = Array(due[start..<min(start + batchSize, due.count)])
                 let (planned, events) = try await planning.plan(batch, from: from, to: now, overdue: Set(overdue.keys))
                 try await outbox.insert(events, subscribers: overdue, now: now, on: connection)
                 let (send, skipped) = ReminderPlanner.collapse(planned)
-                report.queued += try await outbox.insert(send, status: .pending, endpoints: endpoints, now: now, on: connection)
+                let targets = try await endpoints.activeReminderEndpoints(of: batch.map(\.userId))
+                report.queued += try await outbox.insert(send, status: .pending, endpoints: targets, now: now, on: connection)
                 try await outbox.copyToEventWebhooks(send.map(\.key), on: connection)
-                report.skipped += try await outbox.insert(skipped, status: .skipped, endpoints: endpoints, now: now, on: connection)
+                report.skipped += try await outbox.insert(skipped, status: .skipped, endpoints: targets, now: now, on: connection)
             }
             try await outbox.setPlannedUntil(now, on: connection)
             // Pushes due at once (an overdue payment) go out now, not at the next minute.

@@ -29,11 +29,10 @@ public struct ReminderPlanning: Sendable {
         return user
     }
 
-    /// The users with something due in (`from`, `to`], found by index on their times of day in
-    /// each zone in use (`ReminderWindow`), then checked exactly: a minute with nothing due
-    /// reads no user at all, whatever their number (issue 30).
-    /// `overdue`: users whose event webhooks want `savings.payment_overdue` (due at their morning time).
-    public func candidates(from: Date, to: Date, overdue: Set<UUID> = []) async throws -> [ReminderUser] {
+    /// The users who may have something due in (`from`, `to`], found by index on their times
+    /// of day in each zone in use (`ReminderWindow`): a superset, which `due` narrows exactly. A
+    /// minute with nothing due reads no user at all, whatever their number (issue 30).
+    public func candidates(from: Date, to: Date) async throws -> [ReminderUser] {
         var ranges: [(zone: String, range: ReminderWindow.Range)] = []
         for name in try await users.zonesInUse() {
             // A zone the server no longer knows: every time of day, and the exact check decides.
@@ -44,8 +43,7 @@ public struct ReminderPlanning: Sendable {
         // No zone's date is more than a day behind UTC's, and `ReminderPlanner.dates` starts a day
         // early: a task due before this is not due in the window anywhere.
         let tasksFrom = LogicalDay.date(of: from, in: .gmt, dayStartHour: 0).adding(days: -2)
-        let found = try await users.reminderCandidates(ranges, movedSince: from.addingTimeInterval(-86_400), tasksFrom: tasksFrom)
-        return try await due(found, overdue: overdue, from: from, to: to)
+        return try await users.reminderCandidates(ranges, movedSince: from.addingTimeInterval(-86_400), tasksFrom: tasksFrom)
     }
 
     /// Of these users, those with something that could fall due in (`from`, `to`]: the rest are

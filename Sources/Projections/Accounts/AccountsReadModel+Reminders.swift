@@ -39,7 +39,9 @@ extension AccountsReadModel {
                 AND t.due_date >= \(tasksFrom.description)::date
               JOIN rm_users u ON u.user_id = t.owner_id AND u.timezone = w.zone
               UNION
-              SELECT user_id FROM rm_user_zones WHERE since > \(movedSince))
+              -- A move, not a registration: a user's first zone counts for all time before it.
+              SELECT z.user_id FROM rm_user_zones z WHERE z.since > \(movedSince)
+                AND EXISTS (SELECT 1 FROM rm_user_zones p WHERE p.user_id = z.user_id AND p.since < z.since))
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),
                    ARRAY(SELECT z.since FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since)

@@ -93,19 +93,20 @@ public struct WebhookEndpointStore: Sendable {
     }
 
     /// Every user's active reminders endpoint, by user.
-    public func activeReminderEndpoints() async throws -> [UUID: UUID] {
+    public func activeReminderEndpoints(of users: [UUID]) async throws -> [UUID: UUID] {
         var found: [UUID: UUID] = [:]
         for try await (user, id) in try await client.rows("""
-            SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'reminders' AND disabled_at IS NULL
+            SELECT user_id, id FROM webhook_endpoints WHERE user_id = ANY(\(users)) AND purpose = 'reminders' AND disabled_at IS NULL
             """, logger: logger).decode((UUID, UUID).self) { found[user] = id }
         return found
     }
 
-    /// Every enabled event webhook that wants `event`, by user.
-    public func subscribers(to event: String) async throws -> [UUID: [UUID]] {
+    /// Every enabled event webhook of these users that wants `event`, by user.
+    public func subscribers(to event: String, among users: [UUID]) async throws -> [UUID: [UUID]] {
         var found: [UUID: [UUID]] = [:]
         for try await (user, id) in try await client.rows("""
-            SELECT user_id, id FROM webhook_endpoints WHERE purpose = 'events' AND disabled_at IS NULL AND \(event) = ANY(events)
+            SELECT user_id, id FROM webhook_endpoints
+            WHERE user_id = ANY(\(users)) AND purpose = 'events' AND disabled_at IS NULL AND \(event) = ANY(events)
             """, logger: logger).decode((UUID, UUID).self) { found[user, default: []].append(id) }
         return found
     }

@@ -35,7 +35,8 @@ public struct ReminderPlanning: Sendable {
     public func candidates(from: Date, to: Date) async throws -> [ReminderUser] {
         var ranges: [(zone: String, range: ReminderWindow.Range)] = []
         for name in try await users.zonesInUse() {
-            // A zone the server no longer knows: every time of day, and the exact check decides.
+            // A zone the server does not know: every time of day (reading such a user then fails
+            // the run as a corrupt row, as before: nothing is skipped silently).
             let found = TimeZone(identifier: name).map { ReminderWindow.ranges(from: from, to: to, in: $0) } ?? [.wholeDay]
             ranges += found.map { (name, $0) }
         }
@@ -84,7 +85,7 @@ public struct ReminderPlanning: Sendable {
         let through = taskOwners.compactMap { dates[$0]?.last }.max() ?? SavingsSchedule.firstMonth.firstDay
         var savingsDays: [UUID: LocalDate] = [:]
         for user in wanting([.savingsPaymentDue, .sharedSavingsPaymentDue], orOverdue: true) {
-            if let calendar = calendars[user.userId] { savingsDays[user.userId] = calendar.today(at: clock.now()) }
+            if let calendar = calendars[user.userId] { savingsDays[user.userId] = calendar.today(at: to) }
         }
         async let habitsRead = habitDays.isEmpty ? [:] : habits.reminderDays(habitDays)
         async let tasksRead = taskOwners.isEmpty ? [:] : tasks.openDue(owners: taskOwners, through: through)

@@ -25,19 +25,23 @@ extension AccountsReadModel {
         try await reminderUsers(try await client.rows("""
             WITH w AS (
               SELECT * FROM unnest(\(ranges.map(\.zone)), \(ranges.map(\.range.after)), \(ranges.map(\.range.through))) AS w(zone, after, through)),
+            -- Zones with one offset share a range: habits and tasks are probed once per range.
+            r AS (SELECT DISTINCT after, through FROM w),
             ids AS (
               SELECT u.user_id FROM w JOIN rm_users u ON u.timezone = w.zone AND u.morning_time > w.after AND u.morning_time <= w.through
               UNION
               SELECT u.user_id FROM w JOIN rm_users u ON u.timezone = w.zone AND u.evening_time > w.after AND u.evening_time <= w.through
               UNION
-              SELECT h.owner_id FROM w
-              JOIN rm_habits h ON h.reminder_time > w.after AND h.reminder_time <= w.through AND h.reminder_time IS NOT NULL AND NOT h.archived
-              JOIN rm_users u ON u.user_id = h.owner_id AND u.timezone = w.zone
+              SELECT h.owner_id FROM r
+              JOIN rm_habits h ON h.reminder_time > r.after AND h.reminder_time <= r.through AND h.reminder_time IS NOT NULL AND NOT h.archived
+              JOIN rm_users u ON u.user_id = h.owner_id
+              JOIN w ON w.zone = u.timezone AND w.after = r.after AND w.through = r.through
               UNION
-              SELECT t.owner_id FROM w
-              JOIN rm_tasks t ON t.due_time > w.after AND t.due_time <= w.through AND t.due_time IS NOT NULL AND NOT t.completed
+              SELECT t.owner_id FROM r
+              JOIN rm_tasks t ON t.due_time > r.after AND t.due_time <= r.through AND t.due_time IS NOT NULL AND NOT t.completed
                 AND t.due_date >= \(tasksFrom.description)::date
-              JOIN rm_users u ON u.user_id = t.owner_id AND u.timezone = w.zone
+              JOIN rm_users u ON u.user_id = t.owner_id
+              JOIN w ON w.zone = u.timezone AND w.after = r.after AND w.through = r.through
               UNION
               -- A move, not a registration: a user's first zone counts for all time before it.
               SELECT z.user_id FROM rm_user_zones z WHERE z.since > \(movedSince)

@@ -101,9 +101,11 @@ public struct HabitsReadModel: Sendable {
         try await entries(owners: Array(repeating: owner, count: rows.count), rows)
     }
 
-    /// The same for habits of several owners: `owners[i]` owns `rows[i]`. Pairs, not two
-    /// arrays, so the index is probed once per habit, not once per owner and habit.
+    /// The same for habits of several owners: `owners[i]` owns `rows[i]`, joined as pairs so
+    /// the index is probed once per habit, not once per owner and habit.
     public func entries(owners: [UUID], _ rows: [Row]) async throws -> [UUID: Entries] {
+        // Arrays of unequal length would pad with NULLs in `unnest` and drop habits silently.
+        precondition(owners.count == rows.count, "one owner per habit")
         let ids = rows.map(\.id)
         // One row per habit with its dates as day numbers: two years of 30 habits is 30 rows,
         // not 15,000. Boolean habits need no values (every log counts 1).
@@ -147,6 +149,7 @@ public struct HabitsReadModel: Sendable {
 
     /// `owners[i]` owns `ids[i]`.
     public func versions(owners: [UUID], _ ids: [UUID]) async throws -> [UUID: Int64] {
+        precondition(owners.count == ids.count, "one owner per habit")
         var versions: [UUID: Int64] = [:]
         for try await (id, version) in try await client.rows("""
             SELECT r.habit_id, r.version FROM unnest(\(owners)::uuid[], \(ids)::uuid[]) AS h(owner_id, habit_id)

@@ -181,7 +181,9 @@ public struct ReminderOutboxStore: Sendable {
               WHERE o.id = d.id AND o.claim_id = d.claim AND o.status = 'pending'
               RETURNING d.endpoint)
             UPDATE webhook_endpoints SET failing_since = NULL
-            WHERE id IN (SELECT endpoint FROM done) AND failing_since IS NOT NULL
+            WHERE id IN (SELECT id FROM webhook_endpoints WHERE id IN (SELECT endpoint FROM done) AND failing_since IS NOT NULL
+                         -- In id order: two lanes clearing the same endpoints must not deadlock.
+                         ORDER BY id FOR UPDATE)
             """, logger: logger)
     }
 

@@ -44,7 +44,7 @@ public struct ReminderPlanning: Sendable {
         // No zone's date is more than a day behind UTC's, and `ReminderPlanner.dates` starts a day
         // early: a task due before this is not due in the window anywhere.
         let tasksFrom = LogicalDay.date(of: from, in: .gmt, dayStartHour: 0).adding(days: -2)
-        return try await users.reminderCandidates(ranges, movedSince: from.addingTimeInterval(-86_400), tasksFrom: tasksFrom)
+        return try await users.reminderCandidates(ranges, movedSince: from.addingTimeInterval(-86_400), until: to, tasksFrom: tasksFrom)
     }
 
     /// Of these users, those with something that could fall due in (`from`, `to`]: the rest are

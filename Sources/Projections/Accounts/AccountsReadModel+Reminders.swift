@@ -20,8 +20,8 @@ extension AccountsReadModel {
     /// The users (with reminders or event webhooks) that may have something due in a window,
     /// as the planner sees them: whose morning or evening time, habit reminder time or open
     /// task's due time (from `tasksFrom` on) falls in one of their zone's `ranges`, and everyone
-    /// whose zone changed after `movedSince`. A superset: `ReminderPlanner.mayFire` decides.
-    public func reminderCandidates(_ ranges: [(zone: String, range: ReminderWindow.Range)], movedSince: Date, tasksFrom: LocalDate) async throws -> [ReminderUser] {
+    /// whose zone changed after `movedSince` and by `until`. A superset: `ReminderPlanner.mayFire` decides.
+    public func reminderCandidates(_ ranges: [(zone: String, range: ReminderWindow.Range)], movedSince: Date, until: Date, tasksFrom: LocalDate) async throws -> [ReminderUser] {
         try await reminderUsers(try await client.rows("""
             WITH w AS (
               SELECT * FROM unnest(\(ranges.map(\.zone)), \(ranges.map(\.range.after)), \(ranges.map(\.range.through))) AS w(zone, after, through)),
@@ -44,7 +44,8 @@ extension AccountsReadModel {
               JOIN w ON w.zone = u.timezone AND w.after = r.after AND w.through = r.through
               UNION
               -- A move, not a registration: a user's first zone counts for all time before it.
-              SELECT z.user_id FROM rm_user_zones z WHERE z.since > \(movedSince)
+              -- A move after the window's end rules none of its instants.
+              SELECT z.user_id FROM rm_user_zones z WHERE z.since > \(movedSince) AND z.since <= \(until)
                 AND EXISTS (SELECT 1 FROM rm_user_zones p WHERE p.user_id = z.user_id AND p.since < z.since))
             SELECT u.user_id, u.language, u.morning_time, u.evening_time, u.reminder_kinds, u.timezone,
                    ARRAY(SELECT z.timezone FROM rm_user_zones z WHERE z.user_id = u.user_id ORDER BY z.since),

@@ -133,7 +133,7 @@ public struct ReminderOutboxStore: Sendable {
     public func nextAttempt() async throws -> Date? {
         for try await next in try await client.rows("""
             SELECT min(o.next_attempt_at) FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
-            WHERE o.status = 'pending'
+            WHERE o.status = 'pending' AND o.endpoint_id IS NOT NULL
             """, logger: logger).decode(Date?.self) { return next }
         return nil
     }
@@ -146,7 +146,9 @@ public struct ReminderOutboxStore: Sendable {
         let rows = try await client.rows("""
             WITH due AS (
               SELECT o.id FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
-              WHERE o.status = 'pending' AND o.next_attempt_at <= \(now)
+              -- `endpoint_id IS NOT NULL` spelled out: the join implies it, but the planner proves a
+              -- partial index's predicate from WHERE conditions only.
+              WHERE o.status = 'pending' AND o.endpoint_id IS NOT NULL AND o.next_attempt_at <= \(now)
                 AND (o.lease_until IS NULL OR o.lease_until < \(now))
               ORDER BY o.next_attempt_at LIMIT \(limit) FOR UPDATE OF o SKIP LOCKED)
             UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1, claim_id = \(token)

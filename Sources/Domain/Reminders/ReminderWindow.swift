@@ -5,7 +5,7 @@ import Foundation
 /// reading every user (issue 30). Each range is (`after`, `through`] in text order, which for
 /// `HH:MM` is time order.
 public enum ReminderWindow {
-    public struct Range: Sendable, Equatable {
+    public struct Range: Sendable, Hashable {
         public var after: String
         public var through: String
         public init(after: String, through: String) {

@@ -90,6 +90,10 @@ struct ReminderLoad: AsyncParsableCommand {
                     if quiet.queued != 0 { print("a quiet minute queued \(quiet.queued) reminders"); throw ExitCode.failure }
                 }
                 empty.sort()
+                // What the quiet minute's candidates were, for the record: none should be read.
+                let quietStarted = ContinuousClock.now
+                let candidates = try await services.planning.candidates(from: clock.now().addingTimeInterval(-60), to: clock.now())
+                print(String(format: "the last quiet minute's candidates: %d, found in %.1f ms", candidates.count, seconds(ContinuousClock.now - quietStarted) * 1_000))
                 print(String(format: "plan a minute with nothing due, %d users: median %.1f ms, max %.1f ms of 5 (target ≤ 50 ms)", users, empty[2], empty[4]))
 
                 let pushStarted = ContinuousClock.now

@@ -1316,6 +1316,15 @@ def report(args, checks, facts, instances, victim, kill_info, stream, tp, writes
     if facts.get("leased seen"):
         print("Webhook rows leased by the killed instance: %d pending under a lease at %.1f s; waited %.1f s for every push."
               % (facts["leased seen"][0], facts["leased seen"][1], facts.get("waited for webhooks s", 0)))
+    leased_rows = [x for x in samples if x[2] > 0]
+    free_rows = [x for x in samples if x[2] == 0]
+    if leased_rows and free_rows:
+        mean = lambda rows, k: sum((x[4].get(k) or 0) for x in rows) / len(rows)
+        print("Finding: while rows wait under the dead instance's lease, the live instances' delivery daemons poll without pause: "
+              "%.0f database transactions/s and %.2f + %.2f cores (a + b), against %.0f/s and %.2f + %.2f once the rows are pushed"
+              % (mean(leased_rows, "xacts/s"), mean(leased_rows, "a"), mean(leased_rows, "b"),
+                 mean(free_rows, "xacts/s"), mean(free_rows, "a"), mean(free_rows, "b")))
+        facts["spin"] = (mean(leased_rows, "xacts/s"), mean(free_rows, "xacts/s"))
     if samples:
         print("  While waiting (webhook rows pending, under a lease, due; cores used by a and b; the database's transactions/s):")
         for t, pending, leased, due, cpu in samples[:: max(1, len(samples) // 12)]:

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import two_instances as m  # noqa: E402
 kill = m.kill

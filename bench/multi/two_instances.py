@@ -53,6 +53,7 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # nothing written into the checkout
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kill"))
 import retry_after_kill as kill  # noqa: E402  (bench/kill's users, writes and read-back checks)
 

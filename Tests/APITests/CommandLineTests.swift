@@ -264,26 +264,33 @@ import TestSupport
     /// stalled connection kept a real instance alive for two minutes).
     @Test func serveEndsWithinItsGracePeriodWhateverAClientDoes() async throws {
         try await AppHarness.with { harness, http in
-            let port = Int.random(in: 20_000...40_000)
-            let process = Process()
-            process.executableURL = Self.binary
-            process.arguments = ["serve"]
-            process.environment = ["PATH": "/usr/bin:/bin", "DATABASE_URL": harness.database.ownerURL.description, "DATABASE_ROLE": "",
-                                   "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error", "PORT": String(port),
-                                   "JWT_SECRET": AppHarness.keys[0].secret, "LIFELOG_REMINDERS": "false",
-                                   "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600",
-                                   // A small pool: the whole suite shares the test cluster's 200 connections.
-                                   "DATABASE_MAX_CONNECTIONS": "2"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            // A random port may be taken (another test's server or cluster): a `serve` that could not
+            // bind exits, and the next port is tried (a CI run once waited 97 s on a taken one).
+            var port = 0
+            var process = Process()
             var up = false
-            for _ in 0..<200 where !up {
-                up = ((try? await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
-                                                   closeWrite: false, timeoutSeconds: 1)) ?? "").hasPrefix("HTTP/1.1 200")
-                if !up { try await Task.sleep(for: .milliseconds(100)) }
+            for _ in 0..<5 where !up {
+                port = Int.random(in: 20_000...40_000)
+                process = Process()
+                process.executableURL = Self.binary
+                process.arguments = ["serve"]
+                process.environment = ["PATH": "/usr/bin:/bin", "DATABASE_URL": harness.database.ownerURL.description, "DATABASE_ROLE": "",
+                                       "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error", "PORT": String(port),
+                                       "JWT_SECRET": AppHarness.keys[0].secret, "LIFELOG_REMINDERS": "false",
+                                       "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600",
+                                       // A small pool: the whole suite shares the test cluster's 200 connections.
+                                       "DATABASE_MAX_CONNECTIONS": "2"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                for _ in 0..<200 where !up && process.isRunning {
+                    up = ((try? await RawHTTP.exchange(port: port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8),
+                                                       closeWrite: false, timeoutSeconds: 1)) ?? "").hasPrefix("HTTP/1.1 200")
+                    if !up { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                if !up, process.isRunning { kill(process.processIdentifier, SIGKILL) }
             }
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             try #require(up, "serve did not start on port \(port)")
             // A request whose body stops after its first bytes, and a client that keeps the connection.
             let stalled = try RawSocket(port: port)

@@ -125,14 +125,14 @@ public struct ReminderJob: Sendable {
         return total
     }
 
-    /// Claims and pushes until nothing is due. The next claim is taken while this one's POSTs
-    /// are out: on two cores shared with PostgreSQL a claim waits tens of milliseconds for its
-    /// turn, which would otherwise leave the lane idle.
+    /// Claims and pushes until nothing is due. (Taking the next claim while the POSTs are out
+    /// gained 9 % in the benchmark, but a lane that throws would cancel that claim mid-read:
+    /// not worth it.)
     func deliverLane(claimSize: Int) async throws -> (Int, Int) {
         var delivered = 0, failed = 0
-        var batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120)
-        while !batch.isEmpty {
-            async let following = outbox.claim(limit: claimSize, now: clock.now(), lease: 120)
+        while true {
+            let batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120)
+            if batch.isEmpty { break }
             let outcomes = await withTaskGroup(of: (ReminderOutboxStore.Claimed, WebhookSender.Outcome).self) { group in
                 for claimed in batch {
                     group.addTask { (claimed, await send(claimed)) }
@@ -156,7 +156,6 @@ public struct ReminderJob: Sendable {
                 logger.notice("webhook attempt failed", metadata: ["key": "\(claimed.item.key)", "attempt": "\(claimed.item.attempts)", "error": "\(error)"])
                 failed += 1
             }
-            batch = try await following
         }
         return (delivered, failed)
     }

@@ -75,6 +75,22 @@ import TestSupport
         }
     }
 
+    /// A push claimed by an instance that then died waits for its lease; the daemons sleep until
+    /// the lease ends instead of looking every 10 ms meanwhile (found by bench/multi/run).
+    @Test func aPushLeasedByADeadInstanceIsNextDueWhenItsLeaseEnds() async throws {
+        try await WebhookReceiver.with { _, url in
+            try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                _ = try await Self.planned(harness, http, "leased@example.com", url: url)
+                let outbox = ReminderOutboxStore(client: harness.client, sealer: harness.accounts.secretSealer, logger: TestDatabase.logger)
+                let now = harness.clock.now()
+                #expect(try #require(try await outbox.nextAttempt()) <= now)
+                _ = try #require(try await outbox.claim(limit: 10, now: now, lease: 120).first)
+                let next = try #require(try await outbox.nextAttempt())
+                #expect(abs(next.timeIntervalSince(now) - 120) < 1)
+            }
+        }
+    }
+
     @Test func a410DisablesTheWebhookAndTheReminderStaysToPull() async throws {
         try await WebhookReceiver.with(statuses: [410]) { receiver, url in
             try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in

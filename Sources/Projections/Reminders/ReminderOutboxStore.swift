@@ -122,22 +122,23 @@ public struct ReminderOutboxStore: Sendable {
         public var claim: UUID
     }
 
-    /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
-    /// are skipped, and each taken row is leased for `lease` seconds (a worker that dies lets
-    /// its rows go when the lease ends).
     /// The channel a writer of due rows notifies (in its transaction, so it arrives at commit),
     /// and the delivery daemons of every instance listen on.
     public static let channel = "lifelog_outbox"
 
-    /// When the next pending push is due (a queued row now, a retry later); nil when none waits.
+    /// When the next pending push is due (a queued row now, a retry later, a row another worker
+    /// holds when its lease ends); nil when none waits.
     public func nextAttempt() async throws -> Date? {
         for try await next in try await client.rows("""
-            SELECT min(o.next_attempt_at) FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
+            SELECT min(GREATEST(o.next_attempt_at, o.lease_until)) FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
             WHERE o.status = 'pending' AND o.endpoint_id IS NOT NULL
             """, logger: logger).decode(Date?.self) { return next }
         return nil
     }
 
+    /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
+    /// are skipped, and each taken row is leased for `lease` seconds (a worker that dies lets
+    /// its rows go when the lease ends).
     public func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
         var claimed: [Claimed] = []
         let token = UUID()

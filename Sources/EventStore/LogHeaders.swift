@@ -25,20 +25,22 @@ extension PostgresEventStore {
     ) async throws -> [LogHeader] {
         let tx = String(position.transactionId)
         // Two statements, so each has its plan: the whole log along (transaction_id,
-        // global_position), one owner's along (owner_id, global_position).
+        // global_position), one owner's along (owner_id, global_position). The order names the
+        // table's columns: a bare `transaction_id` would be the text output column, and a text
+        // sort puts 10002 before 9993 (the live stream lost the events that sort hid).
         let rows = if let owner {
             try await client.rows("""
-                SELECT transaction_id::text, global_position, owner_id, stream_id, event_type FROM events
+                SELECT transaction_id::text AS transaction_text, global_position, owner_id, stream_id, event_type FROM events
                 WHERE owner_id = \(owner) AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
                   AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
-                ORDER BY transaction_id, global_position LIMIT \(limit)
+                ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
                 """, logger: logger)
         } else {
             try await client.rows("""
-                SELECT transaction_id::text, global_position, owner_id, stream_id, event_type FROM events
+                SELECT transaction_id::text AS transaction_text, global_position, owner_id, stream_id, event_type FROM events
                 WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
                   AND (transaction_id, global_position) > (\(tx)::xid8, \(position.globalPosition))
-                ORDER BY transaction_id, global_position LIMIT \(limit)
+                ORDER BY events.transaction_id, events.global_position LIMIT \(limit)
                 """, logger: logger)
         }
         var headers: [LogHeader] = []

@@ -83,8 +83,8 @@ public enum DeadLetters {
     /// The events `projector` set aside, in log order.
     public static func list(_ projector: String, client: PostgresClient, logger: Logger) async throws -> [Entry] {
         let rows = try await client.rows("""
-            SELECT transaction_id::text, global_position, event_id, event_type, error, attempts FROM projection_dead_letters
-            WHERE projector = \(projector) ORDER BY transaction_id, global_position
+            SELECT transaction_id::text AS transaction_text, global_position, event_id, event_type, error, attempts FROM projection_dead_letters
+            WHERE projector = \(projector) ORDER BY projection_dead_letters.transaction_id, global_position
             """, logger: logger)
         var entries: [Entry] = []
         for try await (tx, position, eventId, type, error, attempts) in rows.decode((String, Int64, UUID, String, String, Int32).self) {

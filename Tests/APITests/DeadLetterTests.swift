@@ -35,6 +35,21 @@ import TestSupport
         }
     }
 
+    /// `projections dead-letters` lists in log order: transaction 9 before 10 and 100 (a text
+    /// sort gave 10, 100, 9).
+    @Test func setAsideEventsAreListedInNumericLogOrder() async throws {
+        try await AppHarness.with(now: Self.now) { harness, _ in
+            for (tx, global) in [(10, 2), (100, 3), (9, 1)] {
+                try await harness.client.query("""
+                    INSERT INTO projection_dead_letters (projector, global_position, transaction_id, event_id, owner_id, event_type, error)
+                    VALUES ('order-check', \(Int64(global)), \(String(tx))::xid8, gen_random_uuid(), gen_random_uuid(), 'test', 'x')
+                    """)
+            }
+            let listed = try await DeadLetters.list("order-check", client: harness.client, logger: TestDatabase.logger)
+            #expect(listed.map(\.position.transactionId) == [9, 10, 100])
+        }
+    }
+
     @Test func anEventAProjectorCannotApplyIsSetAsideAndEveryoneElseMovesOn() async throws {
         try await AppHarness.with(now: Self.now) { harness, http in
             let client = harness.client

@@ -46,6 +46,29 @@ struct ChaosHook: AppendHook {
         }
     }
 
+    /// The headers the live stream follows (and resumes from) come in the same numeric order, of
+    /// the whole log and of one owner: a text sort put 10002 before 9993, the feed's checkpoint
+    /// jumped past 9993, and the stream lost those changes (bench/multi/stream-gap).
+    @Test func theLiveStreamsHeadersAreInNumericTransactionOrder() async throws {
+        try await TestDatabase.with { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(), logger: logger) { client in
+                let owner = UUID()
+                for (tx, stream) in [("10", "h-b"), ("9", "h-a"), ("100", "h-c")] {
+                    try await client.run("""
+                        INSERT INTO events (transaction_id, event_id, owner_id, stream_id, stream_version, event_type, data, metadata)
+                        VALUES (\(tx)::xid8, gen_random_uuid(), \(owner), \(stream), 1, 'test', '{}', '{}')
+                        """, logger: logger)
+                }
+                for one in [nil, owner] {
+                    let all = try await PostgresEventStore.headers(client, after: .start, owner: one, limit: 10, logger: logger)
+                    try #require(all.map(\.streamId) == ["h-a", "h-b", "h-c"])
+                    let afterFirst = try await PostgresEventStore.headers(client, after: all[0].position, owner: one, limit: 1, logger: logger)
+                    #expect(afterFirst.map(\.streamId) == ["h-b"])
+                }
+            }
+        }
+    }
+
     /// 16 writers on shared and private streams, with rolled-back and slow transactions, while a
     /// gap-safe reader follows the log. The reader must end with every committed event exactly
     /// once, none of the rolled-back ones, in checkpoint order and in each stream's version order.

@@ -10,7 +10,8 @@ public struct AppRequestContext: RequestContext {
     /// A credential was sent but refused. Only routes that need an identity raise it, so a
     /// client that keeps sending a stale token can still log in, refresh or pair.
     public var authFailure: AuthError?
-    public let remoteAddress: String
+    /// The connection's peer, or behind a trusted proxy its client (`ClientAddressMiddleware`).
+    public internal(set) var remoteAddress: String
     /// Set by the idempotency middleware from the request's Idempotency-Key: the seed of the ids
     /// the command creates, so a retry creates the same ones.
     public var idempotencySeed: [UInt8]?

@@ -33,6 +33,8 @@ public struct AppDependencies: Sendable {
     public let shutdown: ShutdownDeadline
     /// The signed-in clients' live changes (`GET /api/v1/events/stream`): a service `serve` runs.
     public let changeFeed: ChangeFeed
+    /// The proxies whose `X-Forwarded-For` names the client the throttles count (`TRUSTED_PROXIES`).
+    public var trustedProxies: TrustedProxies
     /// The dashboard's files, served at `/` (nil when they are missing beside the executable).
     public var dashboard: DashboardFiles? = DashboardFiles.bundled
 
@@ -41,6 +43,7 @@ public struct AppDependencies: Sendable {
         hasher: PasswordHasher = PasswordHasher(), metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         maxBodyBytes: Int = 1_048_576, maxIngestBytes: Int = 33_554_432, readinessTimeout: Duration = .seconds(2),
         allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10,
+        trustedProxies: TrustedProxies = .none,
         cancelStatementsAtShutdown: @escaping @Sendable () async -> Void = {},
         changeFeedListener: PostgresConnection.Configuration? = nil, changeFeedPoll: Duration = .seconds(1)
     ) async throws {
@@ -70,6 +73,7 @@ public struct AppDependencies: Sendable {
         self.maxIngestBytes = maxIngestBytes
         self.readinessTimeout = readinessTimeout
         self.edge = edge
+        self.trustedProxies = trustedProxies
         self.logger = logger
     }
 }
@@ -83,6 +87,8 @@ public func buildRouter(_ dependencies: AppDependencies, routes: RouteTable = Ro
     // Every answer, problems included, carries the browser's security headers (CSP, nosniff, …).
     router.middlewares.add(BrowserHeadersMiddleware())
     router.middlewares.add(ProblemMiddleware(routes: routes))
+    // Before anything that counts by address (registration, login and pairing throttles).
+    router.middlewares.add(ClientAddressMiddleware(proxies: dependencies.trustedProxies))
     // The dashboard's files (`/`, `/sw.js`, `/assets/…`): no database, no credential.
     router.middlewares.add(DashboardMiddleware(files: dependencies.dashboard))
     // Before the body is read (a stalled upload is answered at a shutdown) and before anything

@@ -12,6 +12,7 @@ extension HTTPField.Name {
     static let webhookSecret = HTTPField.Name("X-Webhook-Secret")!
     /// The scheme a proxy in front was reached by (the device creation answer's `connect`).
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }
 
 extension HTTPField.Name {

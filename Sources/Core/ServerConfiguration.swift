@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var edge = EdgeLimits()
     /// `REGISTRATIONS_PER_ADDRESS`: registrations one address may make in 15 minutes.
     public var registrationsPerAddress = 10
+    /// `TRUSTED_PROXIES`: proxies in front of the server whose `X-Forwarded-For` is believed.
+    public var trustedProxies = TrustedProxies.none
 
     public struct Invalid: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -88,6 +90,8 @@ public struct ServerConfiguration: Sendable {
         let migrate = flag("LIFELOG_MIGRATE_ON_START", default: true)
         let keepAlive = try integer("DATABASE_KEEPALIVE_SECONDS", default: 0, in: 0...3_600)
         let statementTimeout = try integer("DATABASE_STATEMENT_TIMEOUT_MS", default: 30_000, in: 0...86_400_000)
+        let proxies: TrustedProxies
+        do { proxies = try TrustedProxies(parsing: environment["TRUSTED_PROXIES"] ?? "") } catch { throw Invalid(description: error.description) }
         return ServerConfiguration(
             databaseURL: url,
             databaseRole: environment["DATABASE_ROLE"] ?? "lifelog_app",
@@ -112,7 +116,8 @@ public struct ServerConfiguration: Sendable {
                 idleTimeout: .seconds(try integer("HTTP_IDLE_TIMEOUT_SECONDS", default: 60, in: 1...3_600)),
                 databaseWait: .milliseconds(try integer("DATABASE_WAIT_MS", default: 2_000, in: 100...600_000)),
                 shutdownGrace: .seconds(try integer("SHUTDOWN_GRACE_SECONDS", default: 10, in: 1...600))),
-            registrationsPerAddress: try integer("REGISTRATIONS_PER_ADDRESS", default: 10, in: 1...1_000_000))
+            registrationsPerAddress: try integer("REGISTRATIONS_PER_ADDRESS", default: 10, in: 1...1_000_000),
+            trustedProxies: proxies)
     }
 }
 

@@ -65,7 +65,7 @@ struct Serve: AsyncParsableCommand {
             client: client, keys: configuration.signingKeys, clock: clock, migrator: migrator, logger: logger, metrics: registry,
             maxBodyBytes: configuration.maxBodyBytes, maxIngestBytes: configuration.maxIngestBytes,
             allowPrivateWebhooks: configuration.webhookAllowPrivate, edge: configuration.edge,
-            registrationsPerAddress: configuration.registrationsPerAddress,
+            registrationsPerAddress: configuration.registrationsPerAddress, trustedProxies: configuration.trustedProxies,
             cancelStatementsAtShutdown: {
                 do {
                     let cancelled = try await databaseURL.cancelStatements(ofApplication: applicationName, logger: logger)

@@ -17,6 +17,22 @@ import TestSupport
         return NSDictionary(dictionary: ["v": a]).isEqual(to: ["v": b])
     }
 
+    /// Today starts from the settings it read last time; a zone or language changed since (here
+    /// from Belgrade to Kiritimati, UTC+14, where it is already the next day) is what it answers.
+    @Test func aChangedZoneOrLanguageIsWhatTheNextTodayAnswers() async throws {
+        try await AppHarness.with(now: Self.at("2025-05-08T20:00:00Z")) { _, http in
+            let token = try #require(try await http.register("moved@example.com").string("access_token"))
+            #expect(try await http.call(.get, "/api/v1/today", token: token).string("date") == "2025-05-08")
+            let moved = try await http.call(.patch, "/api/v1/me", token: token, json: #"{"timezone":"Pacific/Kiritimati","language":"sr"}"#)
+            #expect(moved.status == .ok, "\(moved.text)")
+            let after = try await http.call(.get, "/api/v1/today", token: token)
+            #expect(after.string("date") == "2025-05-09")
+            let labels = after.object["labels"] as? [String: String]
+            let english = try await http.call(.get, "/api/v1/today?lang=en", token: token).object["labels"] as? [String: String]
+            #expect(labels != nil && labels != english, "the labels are in the new language")
+        }
+    }
+
     @Test func todayMatchesTheDetailedRoutesForTheSameUserAndDate() async throws {
         // 2025-05-08 12:00 in Belgrade.
         try await AppHarness.with(now: Self.at("2025-05-08T10:00:00Z")) { harness, http in

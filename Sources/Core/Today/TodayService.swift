@@ -3,6 +3,7 @@ import EventStore
 import Foundation
 import Logging
 import Projections
+import Synchronization
 
 /// What a home screen shows, in one call, from the same services as the detailed routes:
 /// `/habits?date=`, `/tasks?filter=today`, `/savings/overview`, `/finance/summary`,
@@ -48,6 +49,9 @@ public struct TodayService: Sendable {
     let reminders: ReminderService
     let users: AccountsReadModel
     let clock: any WallClock
+    /// Each user's settings as the last Today read them: the parts start from these while the
+    /// settings are read again, and are read once more only when the settings changed.
+    let seen = SettingsSeen()
 
     /// The server's own services (`Services`): Today reads what the routes wrote, through their caches.
     init(habits: HabitService, tasks: TaskService, savings: SavingsService, finance: FinanceService, health: HealthService,
@@ -64,7 +68,27 @@ public struct TodayService: Sendable {
 
     public func today(_ owner: UUID, date requested: LocalDate?) async throws -> TodayView {
         // The user's calendar, currency and language are read once here and handed to every part.
-        guard let settings = try await users.settings(owner) else { throw ResourceError.notFound }
+        // With the settings of the user's last Today, the parts start at once beside that read (a
+        // round trip fewer on the way); what the read answers decides, so a changed zone or
+        // language reads the parts again with it.
+        guard let guess = seen[owner] else {
+            guard let settings = try await users.settings(owner) else { throw ResourceError.notFound }
+            seen[owner] = settings
+            return try await parts(owner, date: requested, settings: settings)
+        }
+        async let fresh = users.settings(owner)
+        let early: Result<TodayView, any Error>
+        do { early = .success(try await parts(owner, date: requested, settings: guess)) } catch { early = .failure(error) }
+        guard let settings = try await fresh else {
+            seen[owner] = nil
+            throw ResourceError.notFound
+        }
+        seen[owner] = settings
+        guard settings == guess else { return try await parts(owner, date: requested, settings: settings) }
+        return try early.get()
+    }
+
+    func parts(_ owner: UUID, date requested: LocalDate?, settings: UserSettings) async throws -> TodayView {
         let date = requested ?? settings.calendar.today(at: clock.now())
         // Every part at once; the habits list is awaited first, so a date it refuses (after today,
         // outside the window) is what the caller hears.
@@ -91,5 +115,20 @@ public struct TodayService: Sendable {
     static func withData(_ score: RecoveryScore?) -> RecoveryScore? {
         guard let score, score.status != .unscorable || score.components.contains(where: \.available) else { return nil }
         return score
+    }
+}
+
+/// Settings by user, as Today last read them (at most 10,000 users; emptied past that).
+final class SettingsSeen: Sendable {
+    private let byUser = Mutex<[UUID: UserSettings]>([:])
+
+    subscript(user: UUID) -> UserSettings? {
+        get { byUser.withLock { $0[user] } }
+        set {
+            byUser.withLock { all in
+                if all.count >= 10_000 { all.removeAll(keepingCapacity: true) }
+                all[user] = newValue
+            }
+        }
     }
 }

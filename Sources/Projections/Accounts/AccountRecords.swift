@@ -16,7 +16,7 @@ public struct UserRecord: Sendable, Equatable {
 }
 
 /// What reads across areas need of a user: how their days fall, their money and their words.
-public struct UserSettings: Sendable {
+public struct UserSettings: Sendable, Equatable {
     public var calendar: UserCalendar
     public var currency: Currency
     public var language: Language

@@ -10,8 +10,8 @@ import Glibc
 /// to its left were written by the client and prove nothing). From any other peer the header is
 /// ignored, so a client cannot choose its own address.
 public struct TrustedProxies: Sendable, Equatable {
-    /// A range as 16 bytes (IPv4 as IPv4-mapped IPv6) and its prefix length over them.
-    struct Range: Sendable, Equatable {
+    /// A CIDR block as 16 bytes (IPv4 as IPv4-mapped IPv6) and its prefix length over them.
+    struct Block: Sendable, Equatable {
         var bytes: [UInt8]
         var prefix: Int
 
@@ -28,32 +28,32 @@ public struct TrustedProxies: Sendable, Equatable {
         public var description: String
     }
 
-    let ranges: [Range]
+    let ranges: [Block]
 
     /// Trusts no proxy: every request is counted by its connection's address (the default).
     public static let none = TrustedProxies(ranges: [])
 
     public var isEmpty: Bool { ranges.isEmpty }
 
-    init(ranges: [Range]) { self.ranges = ranges }
+    init(ranges: [Block]) { self.ranges = ranges }
 
     /// `127.0.0.1, 10.0.0.0/8, ::1, fd00::/8`: commas or spaces between entries.
     public init(parsing text: String) throws(Invalid) {
-        var ranges: [Range] = []
-        for entry in text.split(whereSeparator: { $0 == "," || $0 == " " }) where !entry.isEmpty {
-            let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
+        var ranges: [Block] = []
+        for entry in text.split(whereSeparator: { $0 == "," || $0.isWhitespace }) where !entry.isEmpty {
+            let parts = entry.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let (bytes, isIPv4) = Self.parse(parts[0]) else {
                 throw Invalid(description: "TRUSTED_PROXIES: \(entry.prefix(60)) is not an IP address or CIDR range")
             }
             let width = isIPv4 ? 32 : 128
             var prefix = width
             if parts.count == 2 {
-                guard let bits = Int(parts[1]), (0...width).contains(bits) else {
+                guard parts[1].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isNumber), let bits = Int(parts[1]), (0...width).contains(bits) else {
                     throw Invalid(description: "TRUSTED_PROXIES: the prefix of \(entry.prefix(60)) must be from 0 to \(width)")
                 }
                 prefix = bits
             }
-            ranges.append(Range(bytes: bytes, prefix: prefix + (isIPv4 ? 96 : 0)))
+            ranges.append(Block(bytes: bytes, prefix: prefix + (isIPv4 ? 96 : 0)))
         }
         self.ranges = ranges
     }

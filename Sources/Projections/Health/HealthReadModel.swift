@@ -106,7 +106,7 @@ public struct HealthReadModel: Sendable {
         let rows = try await client.rows("""
             SELECT date::text, metric, value, min, max, source, samples, decided_by FROM rm_health_daily
             WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date AND metric = ANY(\(names)::text[])
-            ORDER BY date, metric
+            ORDER BY rm_health_daily.date, metric
             """, logger: logger)
         for try await (date, metric, value, min, max, source, samples, decidedBy) in rows.decode(
             (String, String, Double, Double?, Double?, String?, Int32, String).self
@@ -125,7 +125,7 @@ public struct HealthReadModel: Sendable {
             SELECT date::text, asleep_minutes, in_bed_minutes, awake_minutes, core_minutes, deep_minutes, rem_minutes, start_s, end_s,
                    source, segments::text
             FROM rm_health_sleep WHERE owner_id = \(owner) AND date BETWEEN \(from.description)::date AND \(to.description)::date
-            ORDER BY date
+            ORDER BY rm_health_sleep.date
             """, logger: logger)
         for try await row in rows.decode((String, Int32, Int32, Int32, Int32, Int32, Int32, Int64, Int64, String, String).self) {
             guard let date = LocalDate(row.0) else { continue }

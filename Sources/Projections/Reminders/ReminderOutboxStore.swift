@@ -209,6 +209,9 @@ public struct ReminderOutboxStore: Sendable {
             WHERE id = \(claimed.item.id) AND claim_id = \(claimed.claim) AND status = 'pending'
             RETURNING id
             """, logger: logger)) else { return }
+        // A retry is due sooner than a lease would end: the daemons that saw this row leased
+        // wait for its lease, so they are told (the minute job or another instance may have pushed).
+        if retryAt != nil { try await client.run("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
         let cutoff = now.addingTimeInterval(-WebhookRules.disableAfter)
         var disabled: String?
         for try await reason in try await client.rows("""

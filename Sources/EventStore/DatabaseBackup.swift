@@ -45,10 +45,10 @@ public enum DatabaseBackup {
             """, logger: logger)
         let common = ["--no-owner", "--exit-on-error", "--single-transaction", "--dbname=\(url.database)"]
         try await run("pg_restore", ["--section=pre-data", "--section=data"] + common + [file], url: url)
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("UPDATE events SET transaction_id = pg_current_xact_id()", logger: logger)
-            try await connection.query("UPDATE projection_checkpoints SET transaction_id = pg_current_xact_id()", logger: logger)
-            try await connection.query("UPDATE projection_dead_letters SET transaction_id = pg_current_xact_id()", logger: logger)
+        try await client.transaction(logger: logger) { connection in
+            try await connection.run("UPDATE events SET transaction_id = pg_current_xact_id()", logger: logger)
+            try await connection.run("UPDATE projection_checkpoints SET transaction_id = pg_current_xact_id()", logger: logger)
+            try await connection.run("UPDATE projection_dead_letters SET transaction_id = pg_current_xact_id()", logger: logger)
         }
         try await run("pg_restore", ["--section=post-data"] + common + [file], url: url)
     }

@@ -15,6 +15,15 @@ import PostgresNIO
 // the handler fails it. So each statement starts on its connection's loop (a task executor
 // preference for the few instructions that check and write), and its rows are read into memory
 // before the caller sees them (no caller here streams a result it cannot hold).
+//
+// They are read with PostgresNIO's collect-all path, not its row sequence. When PostgreSQL ends a
+// connection mid-result (a restart, `pg_terminate_backend`, `DROP DATABASE … WITH (FORCE)`), NIO
+// drains the socket without waiting for the reader; a row sequence whose reader had not yet asked
+// for more then trips a precondition in `RowStreamStateMachine.channelReadComplete` and the whole
+// process stops (`ConnectionEndedMidResultTests`). The collect-all path asks for more rows on the
+// event loop as each read arrives, so it is never waiting for its reader and the statement fails
+// as it should. Prepared statements have no such path in 1.33.2; only the append uses one, and its
+// answer is a few dozen bytes an event, which one socket read holds.
 
 /// What a statement answered: its rows, read. `decode` works as on PostgresNIO's row sequence.
 public struct QueryRows: AsyncSequence, Sendable {
@@ -47,13 +56,11 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
 extension PostgresConnection {
     /// Sends `query` from this connection's event loop (see above) and reads its rows.
     public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> QueryRows {
-        let sequence = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+        let result: EventLoopFuture<PostgresQueryResult> = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
-            return try await self.query(query, logger: logger, file: file, line: line)
+            return self.query(query, logger: logger, file: file, line: line)
         }
-        var rows: [PostgresRow] = []
-        for try await row in sequence { rows.append(row) }
-        return QueryRows(rows: rows)
+        return QueryRows(rows: try await result.get().rows)
     }
 
     /// A prepared statement, sent the same way; its rows decoded.

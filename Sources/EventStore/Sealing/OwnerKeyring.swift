@@ -87,18 +87,18 @@ public final class OwnerKeyring: Sendable {
         let (wrapped, by) = try wrap(fresh, owner: owner)
         // Insert unless the owner has one or was erased; then read what is stored (ours, or a
         // concurrent first write's, which the insert above conflicted with).
-        try await client.query("""
+        try await client.run("""
             INSERT INTO owner_keys (owner_id, wrapped, wrapped_by)
             SELECT \(owner), \(wrapped), \(by) WHERE NOT EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
             ON CONFLICT (owner_id) DO NOTHING
             """, logger: logger)
         // A new statement sees an erasure that committed while the insert waited on its key row
         // (the insert then went ahead): that key goes again, and the owner stays erased.
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT wrapped FROM owner_keys WHERE owner_id = \(owner) AND NOT EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
             """, logger: logger)
         for try await stored in rows.decode(ByteBuffer.self) { return try unwrap(stored, owner: owner) }
-        try await client.query("""
+        try await client.run("""
             DELETE FROM owner_keys WHERE owner_id = \(owner) AND EXISTS (SELECT 1 FROM erased_owners WHERE owner_id = \(owner))
             """, logger: logger)
         throw EventStoreError.ownerErased(owner)
@@ -112,7 +112,7 @@ public final class OwnerKeyring: Sendable {
         let current = serverKeys[0].id
         var rewrapped = 0
         while true {
-            let rows = try await client.query("""
+            let rows = try await client.rows("""
                 SELECT owner_id, wrapped FROM owner_keys WHERE wrapped_by <> \(current) ORDER BY owner_id LIMIT 1000
                 """, logger: logger)
             var batch: [(UUID, ByteBuffer)] = []
@@ -124,7 +124,7 @@ public final class OwnerKeyring: Sendable {
                 owners.append(owner)
                 wrappedKeys.append(try wrap(key, owner: owner).wrapped)
             }
-            try await client.query("""
+            try await client.run("""
                 UPDATE owner_keys k SET wrapped = u.wrapped, wrapped_by = \(current)
                 FROM unnest(\(owners)::uuid[], \(wrappedKeys)::bytea[]) AS u(owner_id, wrapped)
                 WHERE k.owner_id = u.owner_id

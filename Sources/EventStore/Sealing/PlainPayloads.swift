@@ -24,7 +24,7 @@ public enum PlainPayloads {
 
     /// True when the log still holds plain events (an erasure cannot shred those).
     public static func remain(for owner: UUID? = nil, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("""
+        let rows = try await client.rows("""
             SELECT EXISTS (SELECT 1 FROM events WHERE sealed IS NULL AND (\(owner)::uuid IS NULL OR owner_id = \(owner)))
             """, logger: logger)
         for try await exists in rows.decode(Bool.self) { return exists }

@@ -26,13 +26,13 @@ public struct IdempotencyKeyStore: Sendable {
     @discardableResult
     public func expire(now: Date) async throws -> Int {
         var removed = 0
-        for try await count in try await client.query("""
+        for try await count in try await client.rows("""
             WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < \(now.addingTimeInterval(-Self.keptFor)) RETURNING 1)
             SELECT count(*)::int FROM gone
             """, logger: logger).decode(Int.self) { removed = count }
-        try await client.query("""
+        try await client.run("""
             UPDATE idempotency_keys SET sealed_body = NULL WHERE sealed_body IS NOT NULL AND created_at < \(now.addingTimeInterval(-Self.sealedFor))
-            """, logger: logger).collect()
+            """, logger: logger)
         return removed
     }
 

@@ -82,6 +82,7 @@ public struct EventStreamArea: Area {
             let (replay, resetFirst) = (catchUp, reset)
             let body = ResponseBody { writer in
                 var last = replay.last?.position
+                let caughtUp = Set(replay.map(\.position))
                 var opening = "retry: 2000\n: connected\n\n"
                 if resetFirst { opening += "event: reset\ndata: {}\n\n" }
                 for change in replay { opening += Self.frame(change) }
@@ -116,8 +117,14 @@ public struct EventStreamArea: Area {
                     for await item in items {
                         switch item {
                         case .change(let change):
-                            if let last, change.position <= last { continue }
-                            last = change.position
+                            switch StreamOrder.of(change.position, last: last, caughtUp: caughtUp) {
+                            case .duplicate: continue
+                            case .send: last = change.position
+                            case .outOfOrder:
+                                logger.warning("the change feed delivered a change after a later one; sent anyway", metadata: [
+                                    "position": "\(change.position)", "last_sent": "\(last.map(String.init(describing:)) ?? "")",
+                                ])
+                            }
                             try await writer.write(ByteBuffer(string: Self.frame(change)))
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))

@@ -117,11 +117,18 @@ public struct PostgresEventStore: Sendable {
                         sealed: sealed)
     }
 
+    /// The most events an append reads its answer for through PostgresNIO's row sequence (a
+    /// prepared statement): about 60 bytes each, 64 stay well inside one 8 KB flush of
+    /// PostgreSQL's, which a connection cut off mid-answer cannot split (`QueryRunning.swift`).
+    static let preparedAnswerLimit = 64
+
     static func runAppend(
         _ statement: some AppendCall, stream: StreamName, events: [NewEvent], metadata: [String], keyring: OwnerKeyring,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> AppendResult {
-        let rows = try await connection.prepared(statement, logger: logger)
+        let rows = events.count <= preparedAnswerLimit
+            ? try await connection.prepared(statement, logger: logger)
+            : try await connection.unprepared(statement, logger: logger)
         var recorded: [RecordedEvent] = []
         recorded.reserveCapacity(events.count)
         var replayed = false

@@ -22,8 +22,13 @@ import PostgresNIO
 // for more then trips a precondition in `RowStreamStateMachine.channelReadComplete` and the whole
 // process stops (`ConnectionEndedMidResultTests`). The collect-all path asks for more rows on the
 // event loop as each read arrives, so it is never waiting for its reader and the statement fails
-// as it should. Prepared statements have no such path in 1.33.2; only the append uses one, and its
-// answer is a few dozen bytes an event, which one socket read holds.
+// as it should. PostgresNIO's prepared statements read through the row sequence; only the append
+// uses one, and only while its answer (about 60 bytes an event) is small enough to arrive in one
+// flush of PostgreSQL's 8 KB send buffer, within one drain of the socket: a larger batch goes
+// through `unprepared` (`PostgresEventStore.preparedAnswerLimit`).
+//
+// A task cancelled while it waits for a statement waits for the statement's answer (bounded by
+// `statement_timeout`): the collect-all path is not cancelled with its caller.
 
 /// What a statement answered: its rows, read. `decode` works as on PostgresNIO's row sequence.
 public struct QueryRows: AsyncSequence, Sendable {
@@ -74,6 +79,15 @@ extension PostgresConnection {
         var rows: [Statement.Row] = []
         for try await row in sequence { rows.append(row) }
         return rows
+    }
+
+    /// A prepared statement's text and bindings sent unprepared, its rows read as `rows` reads
+    /// them: for answers too long to arrive in one read (see above).
+    public func unprepared<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> [Statement.Row] {
+        let query = PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings())
+        return try await rows(query, logger: logger, file: file, line: line).rows.map { try statement.decodeRow($0) }
     }
 
     /// A statement run for its effect. Its rows are read: a server error can come after the row

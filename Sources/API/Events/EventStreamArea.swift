@@ -68,10 +68,11 @@ public struct EventStreamArea: Area {
             let live = feed.subscribe(userId: userId, sessionId: sessionId)
             var catchUp: [ChangeFeed.Change] = []
             var reset = false
+            var resumedAfter: LogPosition?
             if let resumeText {
                 if let position = LogPosition(text: resumeText.trimmingCharacters(in: .whitespaces)) {
                     catchUp = try await ChangeFeed.read(client, after: position, owner: userId, limit: Self.maxCatchUp + 1, logger: logger)
-                    if catchUp.count > Self.maxCatchUp { (catchUp, reset) = ([], true) }
+                    if catchUp.count > Self.maxCatchUp { (catchUp, reset) = ([], true) } else { resumedAfter = position }
                 } else {
                     reset = true
                 }
@@ -79,10 +80,10 @@ public struct EventStreamArea: Area {
             let headers: HTTPFields = [
                 .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store", .xAccelBuffering: "no",
             ]
-            let (replay, resetFirst) = (catchUp, reset)
+            let (replay, resetFirst, resumed) = (catchUp, reset, resumedAfter)
             let body = ResponseBody { writer in
-                var last = replay.last?.position
-                let caughtUp = Set(replay.map(\.position))
+                var order = StreamOrder(resumedAfter: resumed)
+                for change in replay { order.sent(change.position) }
                 var opening = "retry: 2000\n: connected\n\n"
                 if resetFirst { opening += "event: reset\ndata: {}\n\n" }
                 for change in replay { opening += Self.frame(change) }
@@ -117,15 +118,15 @@ public struct EventStreamArea: Area {
                     for await item in items {
                         switch item {
                         case .change(let change):
-                            switch StreamOrder.of(change.position, last: last, caughtUp: caughtUp) {
+                            switch order.take(change.position) {
                             case .duplicate: continue
-                            case .send: last = change.position
+                            case .send: try await writer.write(ByteBuffer(string: Self.frame(change)))
                             case .outOfOrder:
                                 logger.warning("the change feed delivered a change after a later one; sent anyway", metadata: [
-                                    "position": "\(change.position)", "last_sent": "\(last.map(String.init(describing:)) ?? "")",
+                                    "position": "\(change.position)", "last_sent": "\(order.last.map(String.init(describing:)) ?? "")",
                                 ])
+                                try await writer.write(ByteBuffer(string: Self.frame(change, withId: false)))
                             }
-                            try await writer.write(ByteBuffer(string: Self.frame(change)))
                         case .heartbeat:
                             try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                         case .end(let reason):
@@ -140,9 +141,11 @@ public struct EventStreamArea: Area {
         }
     }
 
-    static func frame(_ change: ChangeFeed.Change) -> String {
+    /// A change's frame; `withId` false for one sent out of order, so that the client's
+    /// `Last-Event-ID` stays the newest position it has.
+    static func frame(_ change: ChangeFeed.Change, withId: Bool = true) -> String {
         let data = #"{"area":"\#(change.area)","position":"\#(change.position)","stream":"\#(escaped(change.streamId))","type":"\#(escaped(change.type))"}"#
-        return "id: \(change.position)\nevent: change\ndata: \(data)\n\n"
+        return (withId ? "id: \(change.position)\n" : "") + "event: change\ndata: \(data)\n\n"
     }
 
     /// Stream ids and types are ASCII the server made; anything else is dropped rather than trusted.

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 // Every statement lifelog sends goes through here.
 //
@@ -16,11 +17,11 @@ import PostgresNIO
 // preference for the few instructions that check and write), and its rows are read into memory
 // before the caller sees them (no caller here streams a result it cannot hold).
 //
-// They are read with PostgresNIO's collect-all path, not its row sequence. When PostgreSQL ends a
+// They are read with PostgresNIO's callback path, not its row sequence. When PostgreSQL ends a
 // connection mid-result (a restart, `pg_terminate_backend`, `DROP DATABASE … WITH (FORCE)`), NIO
 // drains the socket without waiting for the reader; a row sequence whose reader had not yet asked
 // for more then trips a precondition in `RowStreamStateMachine.channelReadComplete` and the whole
-// process stops (`ConnectionEndedMidResultTests`). The collect-all path asks for more rows on the
+// process stops (`ConnectionEndedMidResultTests`). The callback path asks for more rows on the
 // event loop as each read arrives, so it is never waiting for its reader and the statement fails
 // as it should. PostgresNIO's prepared statements read through the row sequence; only the append
 // uses one, and only while its answer (about 60 bytes an event) is small enough to arrive in one
@@ -28,7 +29,7 @@ import PostgresNIO
 // through `unprepared` (`PostgresEventStore.preparedAnswerLimit`).
 //
 // A task cancelled while it waits for a statement waits for the statement's answer (bounded by
-// `statement_timeout`): the collect-all path is not cancelled with its caller.
+// `statement_timeout`): the callback read is not cancelled with its caller.
 
 /// What a statement answered: its rows, read. `decode` works as on PostgresNIO's row sequence.
 public struct QueryRows: AsyncSequence, Sendable {
@@ -41,6 +42,11 @@ public struct QueryRows: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
+}
+
+/// A statement's rows as the event loop hands them over.
+final class RowCollector: Sendable {
+    let rows = Mutex<[PostgresRow]>([])
 }
 
 /// PostgreSQL closed this connection before the statement was sent; nothing of it ran.
@@ -61,11 +67,15 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
 extension PostgresConnection {
     /// Sends `query` from this connection's event loop (see above) and reads its rows.
     public func rows(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> QueryRows {
-        let result: EventLoopFuture<PostgresQueryResult> = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+        // Rows handed over one by one on the event loop (PostgresNIO's collect-all `PostgresQueryResult`
+        // copies its whole array at each socket read: quadratic in a long answer).
+        let collected = RowCollector()
+        let done: EventLoopFuture<PostgresQueryMetadata> = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
-            return self.query(query, logger: logger, file: file, line: line)
+            return self.query(query, logger: logger, file: file, line: line) { row in collected.rows.withLock { $0.append(row) } }
         }
-        return QueryRows(rows: try await result.get().rows)
+        _ = try await done.get()
+        return QueryRows(rows: collected.rows.withLock { $0 })
     }
 
     /// A prepared statement, sent the same way; its rows decoded.

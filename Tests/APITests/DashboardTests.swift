@@ -291,7 +291,8 @@ import TestSupport
             let session = try #require(Self.value("lifelog_session", in: cookies))
             // Opened with the session cookie, as an EventSource would.
             async let stream = Self.read(port: port, headers: [("Cookie", "lifelog_session=\(session)")], seconds: 20) { $0.contains("event: end") }
-            try await Task.sleep(for: .milliseconds(600))
+            // Subscribed once its session is checked (a loaded machine can take more than a moment).
+            for _ in 0..<50 where dependencies.changeFeed.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(100)) }
             #expect(dependencies.changeFeed.subscriberCount == 1)
             let started = ContinuousClock.now
             _ = try await http.call(.post, "/api/v1/auth/browser/logout",

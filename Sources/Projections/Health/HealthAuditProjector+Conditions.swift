@@ -8,14 +8,26 @@ import PostgresNIO
 extension HealthAuditProjector {
     /// The newest date with any quantity data of the user: a day before it is a closed day.
     func latestDate(_ owner: UUID, on connection: PostgresConnection, logger: Logger) async throws -> LocalDate? {
-        let names = HealthMetric.allCases.map(\.rawValue)
-        let rows = try await connection.rows("""
-            SELECT max(latest)::text FROM unnest(\(names)::text[]) AS n(name),
-              LATERAL (SELECT max(local_date) AS latest FROM rm_health_records
-                       WHERE owner_id = \(owner) AND kind = 'quantity' AND name = n.name) AS m
-            """, logger: logger)
+        let rows = try await connection.rows(Self.latestDateQuery(owner), logger: logger)
         for try await text in rows.decode(String?.self) { return text.flatMap(LocalDate.init(_:)) }
         return nil
+    }
+
+    // The statements below read a handful of index entries per metric and day, however many items
+    // the user has and however stale the statistics are: each newest date is an explicit
+    // `ORDER BY … DESC LIMIT 1`, each "is there data" a scalar subquery with `LIMIT 1`. Written as
+    // `max()` and `EXISTS`, PostgreSQL took the statistics of a table not yet analysed after a
+    // first sync (rows = 1) at their word: it read all of a metric's items for every overlap row,
+    // or hashed all of them for a gap check (4.3 s a statement at 300,000 steps; a third of the
+    // machine during a year's first sync: `HealthAuditPlanTests`).
+
+    static func latestDateQuery(_ owner: UUID) -> PostgresQuery {
+        let names = HealthMetric.allCases.map(\.rawValue)
+        return """
+            SELECT max(latest)::text FROM unnest(\(names)::text[]) AS n(name),
+              LATERAL (SELECT local_date AS latest FROM rm_health_records
+                       WHERE owner_id = \(owner) AND kind = 'quantity' AND name = n.name ORDER BY local_date DESC LIMIT 1) AS m
+            """
     }
 
     /// Gaps of a user, evaluated again where they can have changed: for each touched metric,
@@ -36,33 +48,43 @@ extension HealthAuditProjector {
 
     /// Quantity metrics with data in the 61 days up to `latest`.
     func recentMetrics(_ owner: UUID, latest: LocalDate, on connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        let names = HealthMetric.allCases.map(\.rawValue)
-        let rows = try await connection.rows("""
-            SELECT n.name FROM unnest(\(names)::text[]) AS n(name)
-            WHERE EXISTS (SELECT 1 FROM rm_health_records r WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = n.name
-                            AND r.local_date BETWEEN \(latest.adding(days: -61).description)::date AND \(latest.description)::date)
-            """, logger: logger)
+        let rows = try await connection.rows(Self.recentMetricsQuery(owner, latest: latest), logger: logger)
         var found: [String] = []
         for try await name in rows.decode(String.self) { found.append(name) }
         return found
     }
 
+    static func recentMetricsQuery(_ owner: UUID, latest: LocalDate) -> PostgresQuery {
+        let names = HealthMetric.allCases.map(\.rawValue)
+        return """
+            SELECT n.name FROM unnest(\(names)::text[]) AS n(name)
+            WHERE (SELECT true FROM rm_health_records r WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = n.name
+                     AND r.local_date BETWEEN \(latest.adding(days: -61).description)::date AND \(latest.description)::date LIMIT 1)
+            """
+    }
+
     func evaluateGaps(owner: UUID, metric: String, in span: ClosedRange<Int>, on connection: PostgresConnection, logger: Logger) async throws {
         let (low, high) = (span.lowerBound, span.upperBound)
         var present = Set<Int>()
-        let rows = try await connection.rows("""
-            SELECT d::date::text FROM generate_series(\(LocalDate(daysSinceEpoch: low - HealthAudit.gapLookback).description)::date,
-                                                      \(LocalDate(daysSinceEpoch: high).description)::date, interval '1 day') AS d
-            WHERE EXISTS (SELECT 1 FROM rm_health_records r
-                          WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = \(metric) AND r.local_date = d::date)
-               OR EXISTS (SELECT 1 FROM rm_health_manual m WHERE m.owner_id = \(owner) AND m.metric = \(metric) AND m.date = d::date)
-            """, logger: logger)
+        let rows = try await connection.rows(
+            Self.daysWithDataQuery(owner, metric: metric, from: LocalDate(daysSinceEpoch: low - HealthAudit.gapLookback),
+                                   to: LocalDate(daysSinceEpoch: high)), logger: logger)
         for try await text in rows.decode(String.self) {
             if let date = LocalDate(text) { present.insert(date.daysSinceEpoch) }
         }
         let (found, cleared) = HealthAudit.gapFindings(metric: metric, present: present, in: span)
         try await upsert(found.map { Finding(owner: owner, $0) }, on: connection, logger: logger)
         try await resolve(owner: owner, keys: cleared, on: connection, logger: logger)
+    }
+
+    /// The dates from…to with any data of `metric`: an item, or a value the user entered.
+    static func daysWithDataQuery(_ owner: UUID, metric: String, from: LocalDate, to: LocalDate) -> PostgresQuery {
+        """
+        SELECT d::date::text FROM generate_series(\(from.description)::date, \(to.description)::date, interval '1 day') AS d
+        WHERE (SELECT true FROM rm_health_records r
+               WHERE r.owner_id = \(owner) AND r.kind = 'quantity' AND r.name = \(metric) AND r.local_date = d::date LIMIT 1)
+           OR (SELECT true FROM rm_health_manual m WHERE m.owner_id = \(owner) AND m.metric = \(metric) AND m.date = d::date LIMIT 1)
+        """
     }
 
     /// What each pair of sources counted over their shared time on the touched dates, then per
@@ -113,12 +135,7 @@ extension HealthAuditProjector {
 
     func evaluatePairs(owner: UUID, metric: String, on connection: PostgresConnection, logger: Logger) async throws {
         // The metric's last 7 days: up to its newest date with data.
-        let rows = try await connection.rows("""
-            WITH latest AS (SELECT max(local_date) AS day FROM rm_health_records WHERE owner_id = \(owner) AND kind = 'quantity' AND name = \(metric))
-            SELECT o.date::text, o.source_a, o.source_b, o.a, o.b FROM rm_health_source_overlap o, latest
-            WHERE o.owner_id = \(owner) AND o.metric = \(metric) AND o.date > latest.day - \(Int32(HealthAudit.divergenceWindow))::int AND o.date <= latest.day
-            ORDER BY o.date
-            """, logger: logger)
+        let rows = try await connection.rows(Self.recentOverlapsQuery(owner, metric: metric), logger: logger)
         var days: [HealthAudit.DayOverlap] = []
         for try await (dateText, a, b, countA, countB) in rows.decode((String, String, String, Double, Double).self) {
             guard let date = LocalDate(dateText) else { continue }
@@ -132,5 +149,17 @@ extension HealthAuditProjector {
             WHERE owner_id = \(owner) AND type = 'source_divergence' AND metric = \(metric) AND status <> 'resolved'
               AND NOT (key = ANY(\(found.map(\.key))::text[]))
             """, logger: logger)
+    }
+
+    /// The overlaps of `metric`'s last days (`HealthAudit.divergenceWindow`), up to its newest date with data.
+    static func recentOverlapsQuery(_ owner: UUID, metric: String) -> PostgresQuery {
+        """
+        WITH latest AS MATERIALIZED (
+          SELECT (SELECT local_date FROM rm_health_records WHERE owner_id = \(owner) AND kind = 'quantity' AND name = \(metric)
+                  ORDER BY local_date DESC LIMIT 1) AS day)
+        SELECT o.date::text, o.source_a, o.source_b, o.a, o.b FROM rm_health_source_overlap o, latest
+        WHERE o.owner_id = \(owner) AND o.metric = \(metric) AND o.date > latest.day - \(Int32(HealthAudit.divergenceWindow))::int AND o.date <= latest.day
+        ORDER BY o.date
+        """
     }
 }

@@ -6,15 +6,15 @@ import Foundation
 /// goes on. Fields it does not read are ignored, whatever they hold.
 public enum NativeHealthFormat {
     public static func decode(_ body: Data) throws(HealthFormatError) -> HealthIntake {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+        guard let object = JSONNode.parse(body)?.object else {
             throw HealthFormatError("the body must be a JSON object with samples, sleep, workouts and deletions")
         }
         // Absent is an empty list; anything else, null included, must be a list.
-        for key in ["samples", "sleep", "workouts", "deletions"] where object[key] != nil && !(object[key] is [Any]) {
+        for key in ["samples", "sleep", "workouts", "deletions"] where object[key] != nil && object[key]?.array == nil {
             throw HealthFormatError("\(key) must be an array")
         }
         var intake = HealthIntake()
-        for (index, item) in ((object["samples"] as? [Any]) ?? []).enumerated() {
+        for (index, item) in (object["samples"]?.array ?? []).enumerated() {
             var reader = ItemReader(item, path: "samples[\(index)]", index: index)
             let metric = reader.string("metric"), value = reader.number("value"), unit = reader.optionalString("unit")
             let start = reader.instant("start"), end = reader.instant("end"), source = reader.source(), uuid = reader.optionalString("uuid")
@@ -25,7 +25,7 @@ public enum NativeHealthFormat {
             intake.samples.append(.init(uuid: uuid, metric: metric, value: value, unit: unit, start: start, end: end,
                                         source: source, path: reader.path))
         }
-        for (index, item) in ((object["sleep"] as? [Any]) ?? []).enumerated() {
+        for (index, item) in (object["sleep"]?.array ?? []).enumerated() {
             var reader = ItemReader(item, path: "sleep[\(index)]", index: index)
             let stage = reader.string("stage"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
             let uuid = reader.optionalString("uuid")
@@ -35,7 +35,7 @@ public enum NativeHealthFormat {
             }
             intake.sleep.append(.init(uuid: uuid, stage: stage, start: start, end: end, source: source, path: reader.path))
         }
-        for (index, item) in ((object["workouts"] as? [Any]) ?? []).enumerated() {
+        for (index, item) in (object["workouts"]?.array ?? []).enumerated() {
             var reader = ItemReader(item, path: "workouts[\(index)]", index: index)
             let type = reader.string("type"), start = reader.instant("start"), end = reader.instant("end"), source = reader.source()
             let energy = reader.optionalNumber("active_energy_kcal"), distance = reader.optionalNumber("distance_m")
@@ -47,9 +47,9 @@ public enum NativeHealthFormat {
             intake.workouts.append(.init(uuid: uuid, type: type, start: start, end: end, activeEnergyKcal: energy,
                                          distanceM: distance, avgHeartRate: heartRate, source: source, path: reader.path))
         }
-        for (index, item) in ((object["deletions"] as? [Any]) ?? []).enumerated() {
+        for (index, item) in (object["deletions"]?.array ?? []).enumerated() {
             // Checked here, where the item's index is known, rather than among the rules.
-            guard let uuid = item as? String, HealthIntakeRules.normalizedUUID(uuid) != nil, !uuid.unicodeScalars.contains("\u{0}") else {
+            guard let uuid = item.string, HealthIntakeRules.normalizedUUID(uuid) != nil, !uuid.unicodeScalars.contains("\u{0}") else {
                 let message = "must be a sample's uuid: 1 to \(HealthIntakeRules.maxUUIDLength) characters"
                 intake.reject(HealthItemError(index: index, field: "deletions[\(index)]", message: message))
                 continue
@@ -61,13 +61,13 @@ public enum NativeHealthFormat {
 
     /// Reads one item's fields, collecting what is wrong with them.
     struct ItemReader {
-        let object: [String: Any]?
+        let object: JSONNode.Object?
         let path: String
         let index: Int
         var errors: [HealthItemError] = []
 
-        init(_ item: Any, path: String, index: Int) {
-            object = item as? [String: Any]
+        init(_ item: JSONNode, path: String, index: Int) {
+            object = item.object
             self.path = path
             self.index = index
             if object == nil { errors.append(HealthItemError(index: index, field: path, message: "must be an object")) }
@@ -79,7 +79,7 @@ public enum NativeHealthFormat {
 
         mutating func string(_ key: String) -> String? {
             guard let object else { return nil }
-            guard let text = object[key] as? String, !text.isEmpty else { fail(key, "is required (a string)"); return nil }
+            guard let text = object[key]?.string, !text.isEmpty else { fail(key, "is required (a string)"); return nil }
             return kept(text, key)
         }
 
@@ -88,9 +88,9 @@ public enum NativeHealthFormat {
             optionalString(key, in: object, field: key)
         }
 
-        mutating func optionalString(_ key: String, in object: [String: Any]?, field: String) -> String? {
+        mutating func optionalString(_ key: String, in object: JSONNode.Object?, field: String) -> String? {
             guard let raw = object?[key] else { return nil }
-            guard let text = raw as? String else { fail(field, raw is NSNull ? "must not be null" : "must be a string"); return nil }
+            guard let text = raw.string else { fail(field, raw.isNull ? "must not be null" : "must be a string"); return nil }
             return kept(text, field)
         }
 
@@ -102,26 +102,26 @@ public enum NativeHealthFormat {
 
         mutating func number(_ key: String) -> Double? {
             guard let object else { return nil }
-            guard let value = Self.double(object[key]) else { fail(key, "is required (a number)"); return nil }
+            guard let value = object[key]?.number else { fail(key, "is required (a number)"); return nil }
             return value
         }
 
         mutating func optionalNumber(_ key: String) -> Double? {
             guard let raw = object?[key] else { return nil }
-            guard let value = Self.double(raw) else { fail(key, raw is NSNull ? "must not be null" : "must be a number"); return nil }
+            guard let value = raw.number else { fail(key, raw.isNull ? "must not be null" : "must be a number"); return nil }
             return value
         }
 
         mutating func instant(_ key: String) -> Date? {
             guard let object else { return nil }
-            guard let text = object[key] as? String else { fail(key, "is required (an RFC 3339 instant)"); return nil }
+            guard let text = object[key]?.string else { fail(key, "is required (an RFC 3339 instant)"); return nil }
             guard let date = RFC3339.parse(text) else { fail(key, "must be an RFC 3339 instant with an offset, such as 2024-01-15T07:00:00Z"); return nil }
             return date
         }
 
         mutating func source() -> HealthSource? {
             guard let object else { return nil }
-            guard let source = object["source"] as? [String: Any], let name = source["name"] as? String, !name.isEmpty, name.count <= 200 else {
+            guard let source = object["source"]?.object, let name = source["name"]?.string, !name.isEmpty, name.count <= 200 else {
                 fail("source", "is required: {name, kind}")
                 return nil
             }

@@ -44,6 +44,25 @@ public struct QueryRows: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: rows.makeIterator()) }
 }
 
+/// A row's cells read in order, each as its own type. For wide rows read by the thousand (a
+/// re-sent health batch reads back 5,000 rows of 18 columns): PostgresNIO's tuple decoding
+/// copies the growing tuple at each column, and that was a seventh of a re-send's CPU.
+public struct RowCells {
+    var cells: PostgresRow.Iterator
+
+    public init(_ row: PostgresRow) {
+        cells = row.makeIterator()
+    }
+
+    /// The row has fewer columns than its reader reads: a mistake in the reader, not in the data.
+    public struct MissingColumn: Error, Sendable {}
+
+    public mutating func next<T: PostgresDecodable>(_ type: T.Type = T.self) throws -> T {
+        guard let cell = cells.next() else { throw MissingColumn() }
+        return try cell.decode(T.self, context: .default)
+    }
+}
+
 /// A statement's rows as the event loop hands them over.
 final class RowCollector: Sendable {
     let rows = Mutex<[PostgresRow]>([])

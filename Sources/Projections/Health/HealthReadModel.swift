@@ -23,19 +23,25 @@ public struct HealthReadModel: Sendable {
         let rows = try await client.rows(Self.decisionStateQuery(owner, streamId: streamId, keys: keys, uuids: uuids), logger: logger)
         // The date as days since 1970: a re-sent batch reads back every item, and parsing
         // thousands of date strings per batch showed in its profile.
-        for try await row in rows.decode((Int64, String?, String?, String?, String?, Double?, Int64?, Int64?, Int32?, String?, String?, String?,
-                                          String?, Double?, Double?, Double?, Double?, Double?).self) {
-            version = row.0
-            guard let key = row.1, let kindText = row.3, let kind = HealthRecord.Kind(rawValue: kindText), let name = row.4,
-                  let start = row.6, let end = row.7, let days = row.8, let sourceName = row.9,
-                  let sourceKind = row.10, let seriesText = row.12, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
-            let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: row.11)
+        for row in rows.rows {
+            var cells = RowCells(row)
+            version = try cells.next(Int64.self)
+            guard let key = try cells.next(String?.self) else { continue }
+            let uuid = try cells.next(String?.self), kindText = try cells.next(String?.self), name = try cells.next(String?.self)
+            let value = try cells.next(Double?.self), start = try cells.next(Int64?.self), end = try cells.next(Int64?.self)
+            let days = try cells.next(Int32?.self), sourceName = try cells.next(String?.self), sourceKind = try cells.next(String?.self)
+            let bundleId = try cells.next(String?.self), seriesText = try cells.next(String?.self)
+            let energy = try cells.next(Double?.self), distance = try cells.next(Double?.self), heartRate = try cells.next(Double?.self)
+            let low = try cells.next(Double?.self), high = try cells.next(Double?.self)
+            guard let kindText, let kind = HealthRecord.Kind(rawValue: kindText), let name, let start, let end, let days, let sourceName,
+                  let sourceKind, let seriesText, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
+            let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: bundleId)
             records.append(HealthRecord(
-                storedKey: key, uuid: row.2, kind: kind, name: name, value: row.5, startSeconds: start, endSeconds: end,
+                storedKey: key, uuid: uuid, kind: kind, name: name, value: value, startSeconds: start, endSeconds: end,
                 date: LocalDate(daysSinceEpoch: Int(days)),
                 source: source, series: series,
-                workout: kind == .workout ? .init(activeEnergyKcal: row.13, distanceM: row.14, avgHeartRate: row.15) : nil,
-                min: row.16, max: row.17))
+                workout: kind == .workout ? .init(activeEnergyKcal: energy, distanceM: distance, avgHeartRate: heartRate) : nil,
+                min: low, max: high))
         }
         return (records, version)
     }

@@ -19,12 +19,20 @@ public enum JSONNode: Sendable {
 
     /// The document in `data`; nil when it is not JSON.
     public static func parse(_ data: Data) -> JSONNode? {
-        data.withUnsafeBytes { raw in
-            var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
-            guard let value = reader.value(depth: 0) else { return nil }
-            reader.skipSpace()
-            return reader.at == reader.bytes.count ? value : nil
-        }
+        data.withUnsafeBytes { parse(bytes: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The document in `text`.
+    public static func parse(_ text: String) -> JSONNode? {
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> JSONNode? {
+        var reader = Reader(bytes: bytes)
+        guard let value = reader.value(depth: 0) else { return nil }
+        reader.skipSpace()
+        return reader.at == reader.bytes.count ? value : nil
     }
 
     public var object: JSONNode.Object? {

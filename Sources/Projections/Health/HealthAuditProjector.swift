@@ -132,44 +132,40 @@ public struct HealthAuditProjector: Projector {
     ) async throws -> ([Finding], Set<Touch>) {
         var touched = Set<Touch>()
         var requests: [String: (owner: UUID, figures: HealthAudit.RequestFigures)] = [:]
-        // The requests' events, opened here and sent back as a parameter: the log holds them sealed.
+        // The requests' events, opened here: the log holds them sealed.
         let stored = try await PostgresEventStore.readEvents(
             transactions: requested.map { ($0.owner, $0.transaction) }, type: HealthEvent.RecordsStored.type, keyring: keyring,
             on: connection, logger: logger).filter { !$0.shredded }
-        let owners = stored.map(\.ownerId), transactions = stored.map { String($0.position.transactionId) }
-        let payloads = try stored.map { try upcastPayload($0) ?? $0.data }
-        // A request's figures added up in SQL (thousands of items, one row back), late by
-        // `HealthAudit.arrivedLate`'s rule: ended more than `lateAfterSeconds` before arrival.
-        let rows = try await connection.rows("""
-            WITH e AS MATERIALIZED (
-              -- Each event's payload read once: referenced per item, it was un-TOASTed per item.
-              SELECT e.owner_id, e.tx, e.data -> 'records' AS records, e.data -> 'intake' ->> 'format' AS format,
-                     (e.data -> 'intake' ->> 'received')::bigint AS received, (e.data -> 'intake' ->> 'duplicates')::bigint AS duplicates,
-                     coalesce((e.data ->> 'received_at')::bigint, 0) AS received_at
-              FROM unnest(\(owners)::uuid[], \(transactions)::text[], \(payloads)::jsonb[]) AS e(owner_id, tx, data))
-            SELECT e.owner_id, e.tx, max(e.format), max(e.received), max(e.duplicates), max(e.received_at), min(r.date)::text, max(r.date)::text,
-                   count(*) FILTER (WHERE late), (min(r.date) FILTER (WHERE late))::text, (max(r.date) FILTER (WHERE late))::text,
-                   coalesce(max(e.received_at - r.end_seconds) FILTER (WHERE late), 0)
-            FROM e, jsonb_to_recordset(e.records) AS r(date date, end_seconds bigint),
-                 LATERAL (SELECT e.received_at > 0 AND e.received_at - r.end_seconds > \(HealthAudit.lateAfterSeconds) AS late) AS l
-            GROUP BY e.owner_id, e.tx
-            """, logger: logger)
-        for try await row in rows.decode((UUID, String, String?, Int64?, Int64?, Int64, String?, String?, Int64, String?, String?, Int64).self) {
-            let intake: (format: String, received: Int, duplicates: Int)? = row.2.flatMap { format in row.3.flatMap { received in row.4.map { (format, Int(received), Int($0)) } } }
-            requests[row.1] = (row.0, HealthAudit.RequestFigures(
-                intake: intake, receivedAt: row.5, first: row.6.flatMap(LocalDate.init(_:)), last: row.7.flatMap(LocalDate.init(_:)),
-                late: Int(row.8), lateFirst: row.9.flatMap(LocalDate.init(_:)), lateLast: row.10.flatMap(LocalDate.init(_:)), worst: row.11))
-        }
-        // The metric dates the requests touched (what their items replaced included).
-        let days = try await connection.rows("""
-            SELECT DISTINCT e.owner_id, r.name, r.date::text
-            FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[]) AS e(owner_id, data),
-                 jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]')) AS r(kind text, name text, date date)
-            WHERE r.kind = \(HealthRecord.Kind.quantity.rawValue)
-            """, logger: logger)
-        for try await (owner, name, dateText) in days.decode((UUID, String, String).self) {
-            guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
-            touched.insert(Touch(owner: owner, metric: name, date: date))
+        // A request's figures added up over its events' items, late by `HealthAudit.arrivedLate`'s
+        // rule: ended more than `lateAfterSeconds` before arrival. An event without items adds nothing.
+        for event in stored {
+            guard let outline = HealthBatchOutline.read(try upcastPayload(event) ?? event.data) else {
+                throw CorruptData("health batch", event.type)
+            }
+            for item in outline.items + outline.replaced where item.kind == HealthRecord.Kind.quantity.rawValue {
+                guard let date = LocalDate(item.date) else { throw CorruptData("health record date", item.date) }
+                touched.insert(Touch(owner: event.ownerId, metric: item.name, date: date))
+            }
+            guard !outline.items.isEmpty else { continue }
+            let tx = String(event.position.transactionId)
+            var figures = requests[tx]?.figures ?? HealthAudit.RequestFigures(
+                intake: nil, receivedAt: 0, first: nil, last: nil, late: 0, lateFirst: nil, lateLast: nil, worst: 0)
+            if let format = outline.format, let received = outline.received.map(Int.init), let duplicates = outline.duplicates.map(Int.init) {
+                let before = figures.intake ?? (format, received, duplicates)
+                figures.intake = (max(before.format, format), max(before.received, received), max(before.duplicates, duplicates))
+            }
+            figures.receivedAt = max(figures.receivedAt, outline.receivedAt)
+            for item in outline.items {
+                guard let date = LocalDate(item.date), let end = item.endSeconds else { throw CorruptData("health record", item.date) }
+                figures.first = min(figures.first ?? date, date)
+                figures.last = max(figures.last ?? date, date)
+                guard outline.receivedAt > 0, HealthAudit.arrivedLate(receivedAt: outline.receivedAt, end: end) else { continue }
+                figures.late += 1
+                figures.lateFirst = min(figures.lateFirst ?? date, date)
+                figures.lateLast = max(figures.lateLast ?? date, date)
+                figures.worst = max(figures.worst, outline.receivedAt - end)
+            }
+            requests[tx] = (event.ownerId, figures)
         }
         let findings = requests.sorted(by: { $0.key < $1.key }).flatMap { tx, request in
             HealthAudit.requestFindings(transaction: tx, request.figures).map { Finding(owner: request.owner, $0) }

@@ -31,14 +31,17 @@ public struct HealthDailyProjector: Projector {
         var quantities = Set<Day>()
         var nights = Set<Day>()
         var everything = Set<UUID>()
-        // Which days a batch touched: the payloads go to PostgreSQL as a parameter (the log holds
-        // them sealed), in their current shape.
-        var payloads: [String] = [], owners: [UUID] = []
         for event in events {
             switch event.type {
             case HealthEvent.RecordsStored.type, HealthEvent.RecordsDeleted.type:
-                payloads.append(try upcastPayload(event) ?? event.data)
-                owners.append(event.ownerId)
+                // Which days a batch touched: its items' and what they replaced (the log holds the payload sealed; this is it opened).
+                guard let outline = HealthBatchOutline.read(try upcastPayload(event) ?? event.data) else {
+                    throw CorruptData("health batch", event.type)
+                }
+                for item in outline.items + outline.replaced {
+                    if item.kind == HealthRecord.Kind.quantity.rawValue { quantities.insert(Day(owner: event.ownerId, name: item.name, date: item.date)) }
+                    if item.kind == HealthRecord.Kind.sleep.rawValue { nights.insert(Day(owner: event.ownerId, name: "", date: item.date)) }
+                }
             case HealthEvent.ManualValueSet.type:
                 let set = try decode(HealthEvent.ManualValueSet.self, event)
                 quantities.insert(Day(owner: event.ownerId, name: set.metric.rawValue, date: set.date.description))
@@ -49,18 +52,6 @@ public struct HealthDailyProjector: Projector {
                 everything.insert(event.ownerId)
             default:
                 continue
-            }
-        }
-        if !payloads.isEmpty {
-            let rows = try await connection.rows("""
-                SELECT DISTINCT e.owner, r.kind, r.name, r.date::text
-                FROM unnest(\(owners)::uuid[], \(payloads)::jsonb[]) AS e(owner, data),
-                     jsonb_to_recordset(coalesce(e.data -> 'records', '[]') || coalesce(e.data -> 'replaced', '[]'))
-                       AS r(kind text, name text, date date)
-                """, logger: logger)
-            for try await (owner, kind, name, date) in rows.decode((UUID, String, String, String).self) {
-                if kind == HealthRecord.Kind.quantity.rawValue { quantities.insert(Day(owner: owner, name: name, date: date)) }
-                if kind == HealthRecord.Kind.sleep.rawValue { nights.insert(Day(owner: owner, name: "", date: date)) }
             }
         }
         if !everything.isEmpty {

@@ -48,15 +48,20 @@ public struct QueryRows: AsyncSequence, Sendable {
 /// re-sent health batch reads back 5,000 rows of 18 columns): PostgresNIO's tuple decoding
 /// copies the growing tuple at each column, and that was a seventh of a re-send's CPU.
 public struct RowCells {
-    var cells: PostgresRow.Iterator
+    @usableFromInline var cells: PostgresRow.Iterator
 
+    @inlinable
     public init(_ row: PostgresRow) {
         cells = row.makeIterator()
     }
 
     /// The row has fewer columns than its reader reads: a mistake in the reader, not in the data.
-    public struct MissingColumn: Error, Sendable {}
+    public struct MissingColumn: Error, Sendable {
+        @inlinable public init() {}
+    }
 
+    /// Inlinable, so that each caller's types are decoded by code made for them.
+    @inlinable
     public mutating func next<T: PostgresDecodable>(_ type: T.Type = T.self) throws -> T {
         guard let cell = cells.next() else { throw MissingColumn() }
         return try cell.decode(T.self, context: .default)

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 import TestSupport
 
@@ -313,6 +314,62 @@ import TestSupport
             let steps = try await Self.days(http, token, "steps", position: answers.compactMap { $0.string("position") }.max())
             #expect(steps.first?["value"] as? Double == 2_000)
         }
+    }
+
+    /// A phone re-sending what is stored is answered at once, even while another batch of the
+    /// same user waits for the database (here for a lock held on the user's health stream):
+    /// a batch with nothing new does not queue behind the user's other batches.
+    @Test func aReSentBatchIsAnsweredWhileTheUsersNextBatchWaits() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("resend@example.com").string("access_token"))
+            let owner = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+            let stored = Self.batch(samples: (0..<50).map { minute in
+                Self.sample("steps", 10, String(format: "2026-03-09T08:%02d:00Z", minute), String(format: "2026-03-09T08:%02d:30Z", minute),
+                            source: "Watch", kind: "watch")
+            })
+            let next = Self.batch(samples: [Self.sample("steps", 99, "2026-03-09T10:00:00Z", "2026-03-09T10:01:00Z", source: "Watch", kind: "watch")])
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+
+            let resent = Answer()
+            let answeredWhileHeld = try await withThrowingTaskGroup(of: Bool.self) { group in
+                // The user's health stream locked, as a slow append of theirs would hold it, for up to 10 s.
+                group.addTask {
+                    try await harness.client.withConnection { connection in
+                        _ = try await connection.query("BEGIN", logger: TestDatabase.logger)
+                        _ = try await connection.query(
+                            "SELECT 1 FROM streams WHERE stream_id = \(HealthEvent.streamId(owner)) FOR UPDATE", logger: TestDatabase.logger)
+                        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                        while resent.value.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                        let answered = resent.value.withLock { $0 != nil }
+                        _ = try await connection.query("ROLLBACK", logger: TestDatabase.logger)
+                        return answered
+                    }
+                }
+                // A new batch, which waits for the lock; then the stored one again.
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(300))
+                    let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: next)
+                    #expect(Self.counts(answer)["inserted"] == 1)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(800))
+                    let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored)
+                    resent.value.withLock { $0 = answer }
+                    return true
+                }
+                return try await group.reduce(true) { $0 && $1 }
+            }
+            #expect(answeredWhileHeld, "the re-sent batch waited for the user's other batch")
+            let answer = try #require(resent.value.withLock { $0 })
+            #expect(Self.counts(answer) == ["received": 50, "inserted": 0, "updated": 0, "duplicates": 50, "deleted": 0, "rejected": 0, "skipped": 0])
+            #expect(try await harness.count("SELECT count(*) FROM rm_health_records") == 51)
+        }
+    }
+
+    /// An answer one task writes and another waits for.
+    final class Answer: Sendable {
+        let value = Mutex<JSONResponse?>(nil)
     }
 
     @Test func aDeviceKeyWritesOnlyItsUsersDataAndReadsNothing() async throws {

@@ -39,6 +39,10 @@ public struct CommandPath: Sendable {
         /// An earlier attempt of this very request (same Idempotency-Key and body) had already
         /// stored its events: nothing was decided or stored again.
         public var replayed: Bool
+
+        public init(appended: [RecordedEvent], replayed: Bool) {
+            (self.appended, self.replayed) = (appended, replayed)
+        }
     }
 
     /// What a command stored, and the state its decision left: the loaded state evolved by the

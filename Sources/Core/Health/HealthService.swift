@@ -26,6 +26,13 @@ public struct HealthService: AreaService {
     /// stored whole or not at all; a batch of thousands is a handful of statements.
     public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String) async throws -> HealthIngestionReport {
         let batch = try await checkedCommand(context.userId, deviceId: deviceId, intake, format: format)
+        // A batch with nothing new (a re-sent sync, a retry of a stored request) is answered from
+        // one read, without a turn in the queue of the user's batches: the state it read already
+        // holds all of it, so it is answered as of that state, as the queue would have.
+        let early = try await decisionState(context.userId, batch)
+        if try HealthIngestDecider.decide(early.state, batch.command, batch.time).isEmpty {
+            return try await report(batch, decidedOn: early.state, outcome: CommandPath.Outcome(appended: [], replayed: false))
+        }
         // The state the successful attempt decided on: the answer's counts are its tally.
         var decidedOn = HealthIngestDecider.initial
         let outcome = try await commands.run(

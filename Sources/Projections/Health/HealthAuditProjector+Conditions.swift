@@ -99,10 +99,15 @@ extension HealthAuditProjector {
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
                                     AND r.series = 'sample'
             """, logger: logger)
-        for try await (owner, name, dateText, source, kind, start, end, value) in rows.decode(
-            (UUID, String, String, String, String, Int64, Int64, Double?).self
-        ) {
-            guard let date = LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
+        // Cell by cell (`RowCells`), each date parsed once: every item of every touched day comes back.
+        var parsed: [String: LocalDate] = [:]
+        for row in rows.rows {
+            var cells = RowCells(row)
+            let owner = try cells.next(UUID.self), name = try cells.next(String.self), dateText = try cells.next(String.self)
+            let source = try cells.next(String.self), kind = try cells.next(String.self), start = try cells.next(Int64.self)
+            let end = try cells.next(Int64.self), value = try cells.next(Double?.self)
+            guard let date = parsed[dateText] ?? LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
+            parsed[dateText] = date
             let sample = CumulativeCredit.Sample(value: value ?? 0, startSeconds: start, endSeconds: end,
                                                  source: HealthSource(name: source, kind: HealthSourceKind(rawValue: kind) ?? .app))
             samples[Touch(owner: owner, metric: name, date: date), default: [:]][source, default: []].append(sample)

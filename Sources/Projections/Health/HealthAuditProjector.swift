@@ -138,13 +138,19 @@ public struct HealthAuditProjector: Projector {
             on: connection, logger: logger).filter { !$0.shredded }
         // A request's figures added up over its events' items, late by `HealthAudit.arrivedLate`'s
         // rule: ended more than `lateAfterSeconds` before arrival. An event without items adds nothing.
+        var dates: [String: LocalDate] = [:]
+        func date(_ text: String) throws -> LocalDate {
+            if let known = dates[text] { return known }
+            guard let parsed = LocalDate(text) else { throw CorruptData("health record date", text) }
+            dates[text] = parsed
+            return parsed
+        }
         for event in stored {
             guard let outline = HealthBatchOutline.read(try upcastPayload(event) ?? event.data) else {
                 throw CorruptData("health batch", event.type)
             }
             for item in outline.items + outline.replaced where item.kind == HealthRecord.Kind.quantity.rawValue {
-                guard let date = LocalDate(item.date) else { throw CorruptData("health record date", item.date) }
-                touched.insert(Touch(owner: event.ownerId, metric: item.name, date: date))
+                touched.insert(Touch(owner: event.ownerId, metric: item.name, date: try date(item.date)))
             }
             guard !outline.items.isEmpty else { continue }
             let tx = String(event.position.transactionId)
@@ -156,7 +162,8 @@ public struct HealthAuditProjector: Projector {
             }
             figures.receivedAt = max(figures.receivedAt, outline.receivedAt)
             for item in outline.items {
-                guard let date = LocalDate(item.date), let end = item.endSeconds else { throw CorruptData("health record", item.date) }
+                let date = try date(item.date)
+                guard let end = item.endSeconds else { throw CorruptData("health record", item.date) }
                 figures.first = min(figures.first ?? date, date)
                 figures.last = max(figures.last ?? date, date)
                 guard outline.receivedAt > 0, HealthAudit.arrivedLate(receivedAt: outline.receivedAt, end: end) else { continue }

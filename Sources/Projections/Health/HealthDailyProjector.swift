@@ -85,9 +85,13 @@ public struct HealthDailyProjector: Projector {
             FROM unnest(\(owners)::uuid[], \(names)::text[], \(dates)::date[]) AS t(owner, name, date)
             JOIN rm_health_records r ON r.owner_id = t.owner AND r.kind = 'quantity' AND r.name = t.name AND r.local_date = t.date
             """, logger: logger)
-        for try await (owner, name, date, value, start, end, sourceName, sourceKind, series, low, high) in rows.decode(
-            (UUID, String, String, Double?, Int64, Int64, String, String, String, Double?, Double?).self
-        ) {
+        // Cell by cell (`RowCells`): a year's first sync reads each day's items back, a million rows.
+        for row in rows.rows {
+            var cells = RowCells(row)
+            let owner = try cells.next(UUID.self), name = try cells.next(String.self), date = try cells.next(String.self)
+            let value = try cells.next(Double?.self), start = try cells.next(Int64.self), end = try cells.next(Int64.self)
+            let sourceName = try cells.next(String.self), sourceKind = try cells.next(String.self), series = try cells.next(String.self)
+            let low = try cells.next(Double?.self), high = try cells.next(Double?.self)
             let sample = CumulativeCredit.Sample(
                 value: value ?? 0, startSeconds: start, endSeconds: end,
                 source: HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app), min: low, max: high)

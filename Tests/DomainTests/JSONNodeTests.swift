@@ -71,6 +71,16 @@ import Testing
         #expect(JSONNode.parse(Data(deep.utf8)) == nil)
     }
 
+    /// What a JavaScript or Python client writes for 0.1 + 0.2 is read as that Double, not as
+    /// the neighbour JSONSerialization's `Decimal` gave (the one difference in values).
+    @Test func aLongNumberIsReadCorrectlyRounded() throws {
+        for (text, expected) in [("0.30000000000000004", 0.30000000000000004), ("1.2345678901234567", 1.2345678901234567),
+                                 ("0.000001234567891234", 0.000001234567891234)] {
+            let read = try #require(JSONNode.parse(Data(#"{"v":\#(text)}"#.utf8))?.object?["v"]?.number)
+            #expect(read == expected, "\(text) read as \(read)")
+        }
+    }
+
     /// Random documents of the shapes a batch has, with random numbers and strings.
     @Test func randomDocumentsReadTheSame() {
         var random = SplitMix(seed: 30)

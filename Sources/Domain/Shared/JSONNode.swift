@@ -4,8 +4,11 @@ import Foundation
 /// batch of thousands). `JSONSerialization` built a Foundation object, an `NSNumber` and a
 /// type check per field: reading a 5,000-item batch through it was a fifth of a re-sent
 /// year's CPU. The same answers: the last of two equal keys wins, invalid UTF-8 or a number
-/// out of Double's range refuses the whole document, `-0` is 0; only a trailing comma, which
-/// JSONSerialization let through, is refused (as RFC 8259 and `StrictJSON` do).
+/// out of Double's range refuses the whole document, `-0` is 0. Two differences: a trailing
+/// comma, which JSONSerialization let through, is refused (as RFC 8259 and `StrictJSON` do);
+/// and a number written with more than 17 characters is read correctly rounded, where
+/// JSONSerialization went through `Decimal` and missed by a unit in the last place
+/// (`0.30000000000000004` became 0.3000000000000001).
 public enum JSONNode: Sendable {
     case null
     case bool(Bool)

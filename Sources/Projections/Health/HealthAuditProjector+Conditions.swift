@@ -106,6 +106,7 @@ extension HealthAuditProjector {
             let owner = try cells.next(UUID.self), name = try cells.next(String.self), dateText = try cells.next(String.self)
             let source = try cells.next(String.self), kind = try cells.next(String.self), start = try cells.next(Int64.self)
             let end = try cells.next(Int64.self), value = try cells.next(Double?.self)
+            try cells.end()
             guard let date = parsed[dateText] ?? LocalDate(dateText) else { throw CorruptData("health record date", dateText) }
             parsed[dateText] = date
             let sample = CumulativeCredit.Sample(value: value ?? 0, startSeconds: start, endSeconds: end,

@@ -92,6 +92,7 @@ public struct HealthDailyProjector: Projector {
             let value = try cells.next(Double?.self), start = try cells.next(Int64.self), end = try cells.next(Int64.self)
             let sourceName = try cells.next(String.self), sourceKind = try cells.next(String.self), series = try cells.next(String.self)
             let low = try cells.next(Double?.self), high = try cells.next(Double?.self)
+            try cells.end()
             let sample = CumulativeCredit.Sample(
                 value: value ?? 0, startSeconds: start, endSeconds: end,
                 source: HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app), min: low, max: high)

@@ -33,6 +33,7 @@ public struct HealthReadModel: Sendable {
             let bundleId = try cells.next(String?.self), seriesText = try cells.next(String?.self)
             let energy = try cells.next(Double?.self), distance = try cells.next(Double?.self), heartRate = try cells.next(Double?.self)
             let low = try cells.next(Double?.self), high = try cells.next(Double?.self)
+            try cells.end()
             guard let kindText, let kind = HealthRecord.Kind(rawValue: kindText), let name, let start, let end, let days, let sourceName,
                   let sourceKind, let seriesText, let series = HealthIntake.Series(rawValue: seriesText) else { continue }
             let source = HealthSource(name: sourceName, kind: HealthSourceKind(rawValue: sourceKind) ?? .app, bundleId: bundleId)

@@ -34,10 +34,15 @@ struct HealthRecordColumns {
             keys.append(key); kinds.append(kind); names.append(name); starts.append(start); ends.append(end); dates.append(date)
             sourceNames.append(sourceName); sourceKinds.append(sourceKind); self.series.append(series)
             uuids.append(record["uuid"]?.string); bundles.append(record["source_bundle_id"]?.string)
-            values.append(record["value"]?.number); energies.append(record["active_energy_kcal"]?.number)
-            distances.append(record["distance_m"]?.number); heartRates.append(record["avg_heart_rate"]?.number)
-            lows.append(record["min"]?.number); highs.append(record["max"]?.number)
+            values.append(Self.float(record["value"])); energies.append(Self.float(record["active_energy_kcal"]))
+            distances.append(Self.float(record["distance_m"])); heartRates.append(Self.float(record["avg_heart_rate"]))
+            lows.append(Self.float(record["min"])); highs.append(Self.float(record["max"]))
         }
+    }
+
+    /// A number as the column keeps it: -0 as 0, as jsonb's numeric (which has no -0) stored it.
+    static func float(_ node: JSONNode?) -> Double? {
+        node?.number.map { $0 + 0 }
     }
 
     static func integer(_ node: JSONNode?) -> Int64? {

@@ -35,9 +35,19 @@ public struct HealthService: AreaService {
         }
         // The state the successful attempt decided on: the answer's counts are its tally.
         var decidedOn = HealthIngestDecider.initial
+        // That read is still the state when no batch of the user was stored since (a phone's
+        // batches, one after another): then its turn needs only the stream's version.
+        var unchecked: CommandPath.Loaded<HealthIngestDecider.State>? = early
         let outcome = try await commands.run(
             HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time
         ) {
+            if let read = unchecked {
+                unchecked = nil
+                if try await commands.store.streamVersion(batch.stream.id) == read.streamVersion {
+                    decidedOn = read.state
+                    return read
+                }
+            }
             let loaded = try await decisionState(context.userId, batch)
             decidedOn = loaded.state
             return loaded

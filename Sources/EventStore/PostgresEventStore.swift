@@ -85,10 +85,10 @@ public struct PostgresEventStore: Sendable {
                 eventId: event.eventId, ownerId: stream.ownerId, streamId: stream.id, type: event.type, schemaVersion: event.schemaVersion), key: key)
         }
         let arguments = Self.appendArguments(stream: stream, expected: expected, events: events, sealed: sealed)
-        let query: any AppendCall = fresh ? FreshAppendStatement(arguments: arguments) : AppendStatement(arguments: arguments)
+        let query = arguments.call(fresh: fresh, fusion: hook?.fusion)
         let keyring = self.keyring
         do {
-            if hook != nil || also != nil {
+            if also != nil || hook?.hasWork(forTypes: arguments.types) == true {
                 let hook = self.hook
                 return try await client.transaction(logger: logger) { connection in
                     let result = try await Self.runAppend(
@@ -100,7 +100,8 @@ public struct PostgresEventStore: Sendable {
                     return result
                 }
             }
-            // Without inline work the single statement is its own transaction: one round trip.
+            // Without inline work (or with only the fused read model's) the single statement is
+            // its own transaction: one round trip.
             return try await client.withConnection { connection in
                 try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, keyring: keyring, on: connection, logger: logger)
             }

@@ -6,6 +6,10 @@ public enum ProjectionCatalog {
         OwnerActivityProjector(),
     ]
 
+    /// The tables of the projectors an append keeps in its own statement (`Projector.fusion`):
+    /// only the log's own projectors have one.
+    static let fusedTables = infrastructure.filter { $0.fusion != nil }.flatMap(\.tables)
+
     public static func named(_ name: String, in projectors: [any Projector]) -> (any Projector)? {
         projectors.first { $0.name == name }
     }

@@ -73,6 +73,13 @@ extension ProjectionRebuilder {
         // Bounded from the gate on: while this waits for it exclusively, every append waits behind
         // it (a long erasure holds it shared); an attempt that gives up is tried again later.
         try await connection.run("SELECT set_config('lock_timeout', \(lockTimeoutMs), true)", logger: logger)
+        if projector.fusion != nil {
+            // An append whose statement keeps this model locks its tables before the gate
+            // (`AppendFusion`): the same order here, or the two wait for each other.
+            for table in projector.tables {
+                try await connection.run("LOCK TABLE \(unescaped: liveSchema).\(unescaped: table) IN ACCESS EXCLUSIVE MODE", logger: logger)
+            }
+        }
         try await connection.run("SELECT pg_advisory_xact_lock(\(gate.0), \(gate.1))", logger: logger)
         if projector.mode == .async {
             let key = AdvisoryLock.projector(projector.name)

@@ -33,11 +33,18 @@ public protocol Projector: Sendable {
     /// events): `keyring` opens their sealed payloads. Every runner calls this one; by default
     /// it is the one above.
     func apply(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws
+    /// The same rows written by the append's own statement, for an inline projector whose rows
+    /// follow from the events' envelopes (nil: run `apply` in the append's transaction).
+    /// Rebuilds and tests still run `apply`, so both must write the same rows. Only the log's
+    /// own projectors (`ProjectionCatalog.infrastructure`) may have one: an erasure locks their
+    /// tables before the append gate (`AppendFusion`'s lock order).
+    var fusion: (any AppendFusion.Type)? { get }
 }
 
 extension Projector {
     public var batchSize: Int { 1_000 }
     public var pace: Duration { .zero }
+    public var fusion: (any AppendFusion.Type)? { nil }
 
     public func apply(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
         try await apply(events, on: connection, logger: logger)
@@ -56,17 +63,38 @@ extension Projector {
 /// The inline projectors, run by the event store in every append's transaction.
 public struct InlineProjections: AppendHook {
     public let projectors: [any Projector]
+    /// The first inline projector with a fusion runs in the append's statement; the others here.
+    public let fusion: (any AppendFusion.Type)?
+    let applied: [any Projector]
+    /// The event types `applied` reads; nil when one of them reads every event.
+    let typesWithWork: Set<String>?
 
-    public init(projectors: [any Projector]) {
-        self.projectors = projectors.filter { $0.mode == .inline }
+    /// `fusing: false` runs every projector's `apply` in the transaction (the benchmarks' A/B).
+    public init(projectors: [any Projector], fusing: Bool = true) {
+        let inline = projectors.filter { $0.mode == .inline }
+        let fused = fusing ? inline.firstIndex { $0.fusion != nil } : nil
+        self.projectors = inline
+        fusion = fused.flatMap { inline[$0].fusion }
+        applied = inline.indices.filter { $0 != fused }.map { inline[$0] }
+        var types: Set<String>? = []
+        for projector in applied {
+            guard let eventTypes = projector.eventTypes else { types = nil; break }
+            types?.formUnion(eventTypes)
+        }
+        typesWithWork = types
     }
 
     public func didAppend(_ events: [RecordedEvent], keyring: OwnerKeyring, on connection: PostgresConnection, logger: Logger) async throws {
-        for projector in projectors {
+        for projector in applied {
             let relevant = projector.eventTypes == nil ? events : events.filter(projector.accepts)
             if !relevant.isEmpty {
                 try await projector.apply(relevant, keyring: keyring, on: connection, logger: logger)
             }
         }
+    }
+
+    public func hasWork(forTypes types: [String]) -> Bool {
+        guard let typesWithWork else { return true }
+        return types.contains(where: typesWithWork.contains)
     }
 }

@@ -1,4 +1,5 @@
 import API
+import Domain
 import Logging
 import EventStore
 import Foundation
@@ -28,6 +29,43 @@ import TestSupport
                 #expect(last == "demo.logged")
             }
             #expect(found)
+        }
+    }
+
+    @Test func theSummaryIsKeptByTheAppendsOwnStatementAndOnlyAreasWithWorkOpenATransaction() async throws {
+        let hook = InlineProjections(projectors: AreaCatalog.projectors)
+        #expect(hook.fusion != nil)
+        #expect(!hook.projectors.isEmpty)
+        #expect(!hook.hasWork(forTypes: ["demo.created", "demo.logged"]))
+        #expect(hook.hasWork(forTypes: ["demo.created", Domain.HabitEvent.Created.type]))
+        #expect(InlineProjections(projectors: AreaCatalog.projectors, fusing: false).fusion == nil)
+        #expect(InlineProjections(projectors: AreaCatalog.projectors, fusing: false).hasWork(forTypes: ["demo.created"]))
+
+        try await TestDatabase.withAppClient { _, client in
+            let store = ProjectionFixtures.store(client)
+            let stream = Fixtures.stream("demo")
+            let batch = (0..<3).map { Fixtures.event(["n": $0], type: "demo.logged") }
+            try await store.append(to: stream, expected: .noStream, events: batch)
+            // Re-sent: once through the replay check (.any), once through the fresh attempt that
+            // fails on its version and is retried. Neither counts again.
+            #expect(try await store.append(to: stream, expected: .any, events: batch).replayed)
+            #expect(try await store.append(to: stream, expected: .noStream, events: batch).replayed)
+            try await store.append(to: stream, expected: .exact(3), events: [Fixtures.event(type: "demo.closed")])
+            #expect(try await ProjectionFixtures.streamSummaryFacts(client: client) == ["\(stream.id)|4|4|demo.closed"])
+
+            // Every column as the projector's own apply writes it (a rebuild runs that one).
+            try await ProjectionFixtures.writeHistory(store, appends: 60, seed: 9)
+            let fused = try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: client)
+            try await client.run("DELETE FROM rm_stream_summary", logger: logger)
+            try await client.withConnection { connection in
+                // Every committed event (the snapshot frontier would wait for other tests' transactions).
+                let events = try await PostgresEventStore.readAll(
+                    after: .start, below: .max, limit: 10_000, keyring: AppHarness.keyring, on: connection, logger: logger)
+                #expect(events.count > 60)
+                try await StreamSummaryProjector().apply(events, on: connection, logger: logger)
+            }
+            #expect(try await ProjectionFixtures.dump("rm_stream_summary", orderBy: "stream_id", client: client) == fused)
+            #expect(try await ProjectionFixtures.streamSummaryFacts(client: client) == ProjectionFixtures.streamSummaryOracle(client: client))
         }
     }
 

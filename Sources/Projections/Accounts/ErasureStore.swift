@@ -82,6 +82,11 @@ public struct ErasureStore: Sendable {
                 // A user with years of minute-level health data has millions of rows: the
                 // request's statement limit is lifted for this transaction.
                 try await connection.run("SELECT set_config('statement_timeout', '0', true)", logger: logger)
+                // The tables appends keep in their own statement are locked before the gate, as
+                // those appends lock them (`AppendFusion`); a rebuild's cutover does the same.
+                for table in ProjectionCatalog.fusedTables {
+                    try await connection.run("LOCK TABLE \(unescaped: table) IN ROW EXCLUSIVE MODE", logger: logger)
+                }
                 let gate = AdvisoryLock.appendGate
                 try await connection.run("SELECT pg_advisory_xact_lock_shared(\(gate.0), \(gate.1))", logger: logger)
                 let plain = try await connection.rows(

@@ -12,6 +12,34 @@ public struct StreamSummaryProjector: Projector {
 
     public init() {}
 
+    /// Kept by the append's own statement: the HTTP write path's one inline read model for every
+    /// event costs no round trip (issue 30). `apply` below writes the same rows for a rebuild.
+    public var fusion: (any AppendFusion.Type)? { Fusion.self }
+
+    /// `apply`'s upsert over the append's rows: one stream, the batch's count and its last event.
+    enum Fusion: AppendFusion {
+        static let name = "stream_summary_v1"
+        static let sql = """
+            , stream_summary AS (
+              INSERT INTO rm_stream_summary AS s
+                (stream_id, owner_id, stream_type, event_count, last_stream_version, last_event_type,
+                 last_global_position, last_recorded_at)
+              SELECT $1, $2, split_part($1, '-', 1), c.event_count, l.out_stream_version,
+                     ($6::text[])[l.n], l.out_global_position, l.out_recorded_at
+              FROM (SELECT count(*) AS event_count FROM appended WHERE NOT out_replayed) c,
+                   (SELECT * FROM appended WHERE NOT out_replayed ORDER BY out_stream_version DESC LIMIT 1) l
+              ON CONFLICT (stream_id) DO UPDATE SET
+                event_count = s.event_count + excluded.event_count,
+                last_stream_version = GREATEST(s.last_stream_version, excluded.last_stream_version),
+                last_event_type = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                       THEN excluded.last_event_type ELSE s.last_event_type END,
+                last_global_position = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                            THEN excluded.last_global_position ELSE s.last_global_position END,
+                last_recorded_at = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                        THEN excluded.last_recorded_at ELSE s.last_recorded_at END)
+            """
+    }
+
     struct Summary {
         var ownerId: UUID
         var count: Int64

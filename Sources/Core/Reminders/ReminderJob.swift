@@ -130,9 +130,14 @@ public struct ReminderJob: Sendable {
     /// not worth it.)
     func deliverLane(claimSize: Int) async throws -> (Int, Int) {
         var delivered = 0, failed = 0
+        var cursor: ReminderOutboxStore.ClaimCursor?
         while true {
-            let batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120)
-            if batch.isEmpty { break }
+            // Each lane goes on from its own last claim (the rows the other lanes claimed since
+            // are the only ones it passes over).
+            let batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120, after: cursor)
+            // The furthest row claimed (an UPDATE's rows come back in no set order).
+            guard let furthest = batch.map(\.cursor).max() else { break }
+            cursor = furthest
             let outcomes = await withTaskGroup(of: (ReminderOutboxStore.Claimed, WebhookSender.Outcome).self) { group in
                 for claimed in batch {
                     group.addTask { (claimed, await send(claimed)) }

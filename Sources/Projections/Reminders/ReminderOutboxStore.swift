@@ -120,6 +120,8 @@ public struct ReminderOutboxStore: Sendable {
         public var endpoint: WebhookEndpoint
         /// This worker's claim: an outcome is recorded only while the row is still its own.
         public var claim: UUID
+        /// The row's place in the queue: a claim after it starts past it.
+        public var cursor: ClaimCursor
     }
 
     /// The channel a writer of due rows notifies (in its transaction, so it arrives at commit),
@@ -136,39 +138,56 @@ public struct ReminderOutboxStore: Sendable {
         return nil
     }
 
+    /// Where a worker's claims have got to in the queue's order (next attempt, id).
+    public struct ClaimCursor: Sendable, Comparable {
+        var due: Date
+        var id: UUID
+
+        /// PostgreSQL's order: the time, then the id's bytes.
+        public static func < (lhs: ClaimCursor, rhs: ClaimCursor) -> Bool {
+            if lhs.due != rhs.due { return lhs.due < rhs.due }
+            return withUnsafeBytes(of: lhs.id.uuid) { left in
+                withUnsafeBytes(of: rhs.id.uuid) { right in left.lexicographicallyPrecedes(right) }
+            }
+        }
+    }
+
     /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
     /// are skipped, and each taken row is leased for `lease` seconds (a worker that dies lets
-    /// its rows go when the lease ends).
-    public func claim(limit: Int, now: Date, lease: Double) async throws -> [Claimed] {
+    /// its rows go when the lease ends). Rows come in the queue's order, after `cursor` when
+    /// given: a worker claiming again and again in one run starts where its last claim ended,
+    /// not at the head among every row claimed before it (issue 30). A row a run passed over
+    /// (leased elsewhere, or locked for a moment) is claimed by the next run.
+    public func claim(limit: Int, now: Date, lease: Double, after cursor: ClaimCursor? = nil) async throws -> [Claimed] {
         var claimed: [Claimed] = []
         let token = UUID()
-        // Only rows whose endpoint is still there and enabled: a row left behind by a removed
-        // endpoint must never sit at the head of the queue.
-        let rows = try await client.rows("""
-            WITH due AS (
-              SELECT o.id FROM reminder_outbox o JOIN webhook_endpoints e ON e.id = o.endpoint_id AND e.disabled_at IS NULL
-              -- `endpoint_id IS NOT NULL` spelled out: the join implies it, but the planner proves a
-              -- partial index's predicate from WHERE conditions only.
-              WHERE o.status = 'pending' AND o.endpoint_id IS NOT NULL AND o.next_attempt_at <= \(now)
-                AND (o.lease_until IS NULL OR o.lease_until < \(now))
-              ORDER BY o.next_attempt_at LIMIT \(limit) FOR UPDATE OF o SKIP LOCKED)
-            UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1, claim_id = \(token)
-            FROM due, webhook_endpoints e
-            WHERE o.id = due.id AND e.id = o.endpoint_id
-            RETURNING o.id, o.key, o.channel, o.kind, o.subject, o.due_at, o.due_local, o.title, o.body, o.data::text, o.attempts,
-                      e.id, e.user_id, e.purpose, e.url, e.secret, e.previous_secret, e.previous_until, e.created_at
-            """, logger: logger)
+        let rows = try await client.rows(Self.claimQuery(limit: limit, now: now, lease: lease, after: cursor, token: token), logger: logger)
         for try await r in rows.decode((UUID, String, String, String, String, Date, String, String, String, String, Int32,
-                                        UUID, UUID, String, String, String, String?, Date?, Date).self) {
+                                        UUID, UUID, String, String, String, String?, Date?, Date, Date).self) {
             let item = OutboxItem(id: r.0, key: r.1, channel: r.2, kind: r.3, subject: r.4, dueAt: r.5, dueLocal: r.6, status: .pending,
                                   title: r.7, body: r.8, data: r.9, attempts: Int(r.10), lastStatus: nil, lastError: nil)
             // A secret the server's keys cannot open (its key was rotated away) signs nothing: the
             // receiver refuses the push, and the attempt is recorded as failed like any other.
             let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: (try? sealer.open(r.15)) ?? "",
                                            previousSecret: r.16.flatMap { try? sealer.open($0) }, previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
-            claimed.append(Claimed(item: item, endpoint: endpoint, claim: token))
+            claimed.append(Claimed(item: item, endpoint: endpoint, claim: token, cursor: ClaimCursor(due: r.19, id: r.0)))
         }
         return claimed
+    }
+
+    /// Only rows whose endpoint is still there and enabled: a row left behind by a removed
+    /// endpoint must never sit at the head of the queue (`lifelog_outbox_due`, schema/0027, which
+    /// says why the walk is a function). Its ids come as an array, so this UPDATE finds them by the
+    /// primary key whatever the statistics say (joined, it read the whole table).
+    static func claimQuery(limit: Int, now: Date, lease: Double, after cursor: ClaimCursor?, token: UUID) -> PostgresQuery {
+        """
+        UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1, claim_id = \(token)
+        FROM webhook_endpoints e
+        WHERE o.id = ANY(ARRAY(SELECT lifelog_outbox_due(\(now), \(cursor?.due)::timestamptz, \(cursor?.id)::uuid, \(Int32(limit)))))
+          AND e.id = o.endpoint_id
+        RETURNING o.id, o.key, o.channel, o.kind, o.subject, o.due_at, o.due_local, o.title, o.body, o.data::text, o.attempts,
+                  e.id, e.user_id, e.purpose, e.url, e.secret, e.previous_secret, e.previous_until, e.created_at, o.next_attempt_at
+        """
     }
 
     /// Records the 2xx answers of one claim in one statement, and clears their endpoints'

@@ -69,10 +69,11 @@ public struct InlineProjections: AppendHook {
     /// The event types `applied` reads; nil when one of them reads every event.
     let typesWithWork: Set<String>?
 
-    /// `fusing: false` runs every projector's `apply` in the transaction (the benchmarks' A/B).
-    public init(projectors: [any Projector], fusing: Bool = true) {
+    /// Always fuses what can be: a rebuild's cutover locks a fused projector's tables before the
+    /// append gate, in the order only a fused append keeps (`AppendFusion`).
+    public init(projectors: [any Projector]) {
         let inline = projectors.filter { $0.mode == .inline }
-        let fused = fusing ? inline.firstIndex { $0.fusion != nil } : nil
+        let fused = inline.firstIndex { $0.fusion != nil }
         self.projectors = inline
         fusion = fused.flatMap { inline[$0].fusion }
         applied = inline.indices.filter { $0 != fused }.map { inline[$0] }

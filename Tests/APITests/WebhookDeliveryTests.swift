@@ -124,6 +124,16 @@ import TestSupport
         }
     }
 
+    @Test func aRefusalWhoseBodyTricklesCostsAPushItsTimeLimitNotMore() async throws {
+        try await WebhookReceiver.with(statuses: [998]) { _, url in
+            let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(2))
+            let started = ContinuousClock.now
+            let outcome = await sender.send(id: "k", body: "{}", to: url, secrets: [WebhookSender.newSecret()], at: Date(timeIntervalSince1970: 0))
+            #expect(ContinuousClock.now - started < .seconds(4))
+            guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
+        }
+    }
+
     @Test func addressesSomeResolversReadDifferentlyAreRefusedWhenSaved() {
         for url in ["http://012.0.0.1/x", "http://2130706433/x", "http://0x7f.1/x", "http://127.1/x", "http://localhost./x"] {
             #expect(WebhookRules.urlProblem(url, allowPrivate: false) != nil, "\(url)")

@@ -45,6 +45,16 @@ final class WebhookReceiver: Sendable {
                 try await Task.sleep(for: .seconds(5))
                 return Response(status: .noContent)
             }
+            // 998: a 500 whose body comes a byte a second.
+            if status == 998 {
+                return Response(status: .internalServerError, body: ResponseBody { writer in
+                    for _ in 0..<10 {
+                        try await writer.write(ByteBuffer(string: "x"))
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    try await writer.finish(nil)
+                })
+            }
             return Response(status: .init(code: status))
         }
         var logger = Logger(label: "receiver")

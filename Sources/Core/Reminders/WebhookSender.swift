@@ -62,8 +62,21 @@ public struct WebhookSender: Sendable {
     }
 
     public func send(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
+        let deadline = NIODeadline.now() + TimeAmount(limit)
+        // A name to look up (getaddrinfo cannot be cancelled) runs under a timer of its own; an
+        // address needs none: the HTTP client's deadline bounds the request and its answer's
+        // head, and `readRefusal` bounds the rest (a timer task per push cost about 5 % of the
+        // push's CPU, issue 30).
+        guard !WebhookTarget.needsLookup(urlText, allowPrivate: allowPrivate) else {
+            return await Self.within(limit) { await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now, deadline: deadline) }
+        }
+        return await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now, deadline: deadline)
+    }
+
+    /// `work`'s outcome, or no answer once `limit` has passed.
+    static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Outcome) async -> Outcome {
         await withTaskGroup(of: Outcome?.self) { group in
-            group.addTask { await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now) }
+            group.addTask { await work() }
             group.addTask {
                 try? await Task.sleep(for: limit)
                 return nil
@@ -74,7 +87,7 @@ public struct WebhookSender: Sendable {
         }
     }
 
-    func attempt(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
+    func attempt(id: String, body: String, to urlText: String, secrets: [String], at now: Date, deadline: NIODeadline) async -> Outcome {
         let target: WebhookTarget
         switch await WebhookTarget.check(urlText, allowPrivate: allowPrivate) {
         case .success(let checked): target = checked
@@ -93,23 +106,33 @@ public struct WebhookSender: Sendable {
         request.headers.add(name: "webhook-signature", value: Self.signature(id: id, timestamp: timestamp, body: body, secrets: secrets))
         if let hostHeader = target.hostHeader { request.headers.replaceOrAdd(name: "host", value: hostHeader) }
         request.body = .bytes(ByteBuffer(string: body))
+        let response: HTTPClientResponse
         do {
-            let response = try await http.execute(request, timeout: .seconds(15))
-            let status = Int(response.status.code)
-            // A 2xx is all that counts: its body is not read at all. Other answers' bodies are read
-            // up to 4 KiB (within the push's time limit), then dropped.
-            if (200..<300).contains(status) { return .delivered(status: status) }
+            response = try await http.execute(request, deadline: deadline)
+        } catch {
+            return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
+        }
+        let status = Int(response.status.code)
+        // A 2xx is all that counts: its body is not read at all.
+        if (200..<300).contains(status) { return .delivered(status: status) }
+        let remaining = Duration.nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds))
+        return await Self.within(remaining) { await Self.readRefusal(response, status: status) }
+    }
+
+    /// A refusal's outcome, its body read up to 4 KiB (within the push's time limit) and dropped.
+    static func readRefusal(_ response: HTTPClientResponse, status: Int) async -> Outcome {
+        do {
             var read = 0
             for try await chunk in response.body {
                 read += chunk.readableBytes
                 if read >= 4_096 { break }
             }
-            let retryAfter = [429, 503].contains(status) ? response.headers.first(name: "retry-after").flatMap(Double.init) : nil
-            let error = (300..<400).contains(status) ? "redirects are not followed (\(status))" : "the receiver answered \(status)"
-            return .failed(status: status, error: error, retryAfter: retryAfter, gone: status == 410)
         } catch {
             return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
         }
+        let retryAfter = [429, 503].contains(status) ? response.headers.first(name: "retry-after").flatMap(Double.init) : nil
+        let error = (300..<400).contains(status) ? "redirects are not followed (\(status))" : "the receiver answered \(status)"
+        return .failed(status: status, error: error, retryAfter: retryAfter, gone: status == 410)
     }
 
     /// A push that got no HTTP answer, for whatever reason (refused, reset, timed out, no address).

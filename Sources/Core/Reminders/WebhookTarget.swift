@@ -45,6 +45,12 @@ public struct WebhookTarget: Sendable, Equatable {
         return .success(WebhookTarget(url: urlText, hostHeader: nil))
     }
 
+    /// Whether `check` would look the URL's host up (a name, and private targets not allowed).
+    public static func needsLookup(_ urlText: String, allowPrivate: Bool) -> Bool {
+        guard !allowPrivate, let host = URL(string: urlText)?.host else { return false }
+        return WebhookRules.addressBytes(WebhookRules.hostName(host)) == nil
+    }
+
     /// The check a URL gets when it is saved: a refused address is a validation error of
     /// `field`; a name that does not resolve yet is accepted (every delivery checks it again).
     public static func saveProblem(_ urlText: String, allowPrivate: Bool) async -> String? {

@@ -21,6 +21,9 @@ struct ReminderLoad: AsyncParsableCommand {
         commandName: "reminders", abstract: "Plan a morning for many users and push every reminder to a local webhook receiver.")
     @OptionGroup var options: Options
     @Option(help: "Users to seed.") var users = 10_000
+    @Option(help: "Delivery lanes (claims in flight at once), as the job takes them.") var lanes = 4
+    @Option(help: "Rows a claim takes, as the job takes them.") var claimSize = 64
+    @Option(help: "POSTs in flight for the floor.") var floorWindow = 64
 
     /// The bench's clock, moved by hand.
     final class Clock: WallClock, Sendable {
@@ -97,10 +100,10 @@ struct ReminderLoad: AsyncParsableCommand {
                 print(String(format: "plan a minute with nothing due, %d users: median %.1f ms, max %.1f ms of 5 (target ≤ 50 ms)", users, empty[2], empty[4]))
 
                 let pushStarted = ContinuousClock.now
-                let (delivered, failed) = try await job.deliver()
+                let (delivered, failed) = try await job.deliver(lanes: lanes, claimSize: claimSize)
                 let pushing = seconds(ContinuousClock.now - pushStarted)
                 let (total, unique) = receiver.ids.withLock { ($0.total, $0.unique.count) }
-                let pushFloor = try await postFloor(http, hook: hook, count: delivered)
+                let pushFloor = try await postFloor(http, hook: hook, count: delivered, window: floorWindow)
                 print(String(format: "push %d webhooks: %.1f s, %.0f/s (target ≥ 500/s), %d failed; received %d, distinct webhook-ids %d; floor: the same POSTs without the outbox %.0f/s",
                              delivered, pushing, Double(delivered) / max(pushing, 0.001), failed, total, unique, pushFloor))
                 try await http.shutdown()
@@ -162,12 +165,12 @@ struct ReminderLoad: AsyncParsableCommand {
         return seconds(ContinuousClock.now - started)
     }
 
-    /// The same POSTs straight to the receiver, 64 at a time: what the HTTP side alone allows.
-    func postFloor(_ http: HTTPClient, hook: String, count: Int) async throws -> Double {
+    /// The same POSTs straight to the receiver, `window` (64) at a time: what the HTTP side alone allows.
+    func postFloor(_ http: HTTPClient, hook: String, count: Int, window: Int) async throws -> Double {
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<count {
-                if index >= 64 { try await group.next() }
+                if index >= window { try await group.next() }
                 group.addTask {
                     var request = HTTPClientRequest(url: hook)
                     request.method = .POST

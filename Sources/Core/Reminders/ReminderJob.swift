@@ -135,9 +135,8 @@ public struct ReminderJob: Sendable {
             // Each lane goes on from its own last claim (the rows the other lanes claimed since
             // are the only ones it passes over).
             let batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120, after: cursor)
-            // The furthest row claimed (an UPDATE's rows come back in no set order).
-            guard let furthest = batch.map(\.cursor).max() else { break }
-            cursor = furthest
+            guard let last = batch.last else { break }
+            cursor = last.cursor
             let outcomes = await withTaskGroup(of: (ReminderOutboxStore.Claimed, WebhookSender.Outcome).self) { group in
                 for claimed in batch {
                     group.addTask { (claimed, await send(claimed)) }

@@ -139,17 +139,12 @@ public struct ReminderOutboxStore: Sendable {
     }
 
     /// Where a worker's claims have got to in the queue's order (next attempt, id).
-    public struct ClaimCursor: Sendable, Comparable {
-        var due: Date
+    public struct ClaimCursor: Sendable, Equatable {
+        /// The row's next attempt as PostgreSQL prints it: it goes back exactly as it came, to
+        /// the microsecond and for -infinity (the time of an event webhook), with no rounding
+        /// through a `Date`'s seconds.
+        var due: String
         var id: UUID
-
-        /// PostgreSQL's order: the time, then the id's bytes.
-        public static func < (lhs: ClaimCursor, rhs: ClaimCursor) -> Bool {
-            if lhs.due != rhs.due { return lhs.due < rhs.due }
-            return withUnsafeBytes(of: lhs.id.uuid) { left in
-                withUnsafeBytes(of: rhs.id.uuid) { right in left.lexicographicallyPrecedes(right) }
-            }
-        }
     }
 
     /// Takes up to `limit` pushes that are due, for this worker alone: rows another worker holds
@@ -159,34 +154,38 @@ public struct ReminderOutboxStore: Sendable {
     /// not at the head among every row claimed before it (issue 30). A row a run passed over
     /// (leased elsewhere, or locked for a moment) is claimed by the next run.
     public func claim(limit: Int, now: Date, lease: Double, after cursor: ClaimCursor? = nil) async throws -> [Claimed] {
-        var claimed: [Claimed] = []
+        var claimed: [(place: Int32, row: Claimed)] = []
         let token = UUID()
         let rows = try await client.rows(Self.claimQuery(limit: limit, now: now, lease: lease, after: cursor, token: token), logger: logger)
         for try await r in rows.decode((UUID, String, String, String, String, Date, String, String, String, String, Int32,
-                                        UUID, UUID, String, String, String, String?, Date?, Date, Date).self) {
+                                        UUID, UUID, String, String, String, String?, Date?, Date, String, Int32).self) {
             let item = OutboxItem(id: r.0, key: r.1, channel: r.2, kind: r.3, subject: r.4, dueAt: r.5, dueLocal: r.6, status: .pending,
                                   title: r.7, body: r.8, data: r.9, attempts: Int(r.10), lastStatus: nil, lastError: nil)
             // A secret the server's keys cannot open (its key was rotated away) signs nothing: the
             // receiver refuses the push, and the attempt is recorded as failed like any other.
             let endpoint = WebhookEndpoint(id: r.11, userId: r.12, purpose: r.13, url: r.14, events: [], secret: (try? sealer.open(r.15)) ?? "",
                                            previousSecret: r.16.flatMap { try? sealer.open($0) }, previousUntil: r.17, disabledAt: nil, disabledReason: nil, createdAt: r.18)
-            claimed.append(Claimed(item: item, endpoint: endpoint, claim: token, cursor: ClaimCursor(due: r.19, id: r.0)))
+            claimed.append((r.20, Claimed(item: item, endpoint: endpoint, claim: token, cursor: ClaimCursor(due: r.19, id: r.0))))
         }
-        return claimed
+        // In the queue's order (an UPDATE's rows come back in none): the last is where the next claim starts.
+        return claimed.sorted { $0.place < $1.place }.map(\.row)
     }
 
     /// Only rows whose endpoint is still there and enabled: a row left behind by a removed
     /// endpoint must never sit at the head of the queue (`lifelog_outbox_due`, schema/0027, which
     /// says why the walk is a function). Its ids come as an array, so this UPDATE finds them by the
-    /// primary key whatever the statistics say (joined, it read the whole table).
+    /// primary key whatever the statistics say (joined, it read the whole table); each row's place
+    /// in it is its place in the queue.
     static func claimQuery(limit: Int, now: Date, lease: Double, after cursor: ClaimCursor?, token: UUID) -> PostgresQuery {
         """
+        WITH due AS MATERIALIZED (
+          SELECT ARRAY(SELECT lifelog_outbox_due(\(now), \(cursor?.due)::timestamptz, \(cursor?.id)::uuid, \(Int32(limit)))) AS ids)
         UPDATE reminder_outbox o SET lease_until = \(now.addingTimeInterval(lease)), attempts = o.attempts + 1, claim_id = \(token)
-        FROM webhook_endpoints e
-        WHERE o.id = ANY(ARRAY(SELECT lifelog_outbox_due(\(now), \(cursor?.due)::timestamptz, \(cursor?.id)::uuid, \(Int32(limit)))))
-          AND e.id = o.endpoint_id
+        FROM due, webhook_endpoints e
+        WHERE o.id = ANY(due.ids) AND e.id = o.endpoint_id
         RETURNING o.id, o.key, o.channel, o.kind, o.subject, o.due_at, o.due_local, o.title, o.body, o.data::text, o.attempts,
-                  e.id, e.user_id, e.purpose, e.url, e.secret, e.previous_secret, e.previous_until, e.created_at, o.next_attempt_at
+                  e.id, e.user_id, e.purpose, e.url, e.secret, e.previous_secret, e.previous_until, e.created_at,
+                  o.next_attempt_at::text, array_position(due.ids, o.id)
         """
     }
 

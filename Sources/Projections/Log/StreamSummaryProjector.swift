@@ -16,6 +16,20 @@ public struct StreamSummaryProjector: Projector {
     /// event costs no round trip (issue 30). `apply` below writes the same rows for a rebuild.
     public var fusion: (any AppendFusion.Type)? { Fusion.self }
 
+    /// How a batch's summary meets the row already there, in `apply` and in `Fusion` alike (a
+    /// constant of this file, no input in it).
+    static let merge = """
+        ON CONFLICT (stream_id) DO UPDATE SET
+          event_count = s.event_count + excluded.event_count,
+          last_stream_version = GREATEST(s.last_stream_version, excluded.last_stream_version),
+          last_event_type = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                 THEN excluded.last_event_type ELSE s.last_event_type END,
+          last_global_position = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                      THEN excluded.last_global_position ELSE s.last_global_position END,
+          last_recorded_at = CASE WHEN excluded.last_stream_version > s.last_stream_version
+                                  THEN excluded.last_recorded_at ELSE s.last_recorded_at END
+        """
+
     /// `apply`'s upsert over the append's rows: one stream, the batch's count and its last event.
     enum Fusion: AppendFusion {
         static let name = "stream_summary_v1"
@@ -28,15 +42,7 @@ public struct StreamSummaryProjector: Projector {
                      ($6::text[])[l.n], l.out_global_position, l.out_recorded_at
               FROM (SELECT count(*) AS event_count FROM appended WHERE NOT out_replayed) c,
                    (SELECT * FROM appended WHERE NOT out_replayed ORDER BY out_stream_version DESC LIMIT 1) l
-              ON CONFLICT (stream_id) DO UPDATE SET
-                event_count = s.event_count + excluded.event_count,
-                last_stream_version = GREATEST(s.last_stream_version, excluded.last_stream_version),
-                last_event_type = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                       THEN excluded.last_event_type ELSE s.last_event_type END,
-                last_global_position = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                            THEN excluded.last_global_position ELSE s.last_global_position END,
-                last_recorded_at = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                        THEN excluded.last_recorded_at ELSE s.last_recorded_at END)
+              \(StreamSummaryProjector.merge))
             """
     }
 
@@ -75,15 +81,7 @@ public struct StreamSummaryProjector: Projector {
             FROM unnest(\(streamIds)::text[], \(owners)::uuid[], \(counts)::bigint[], \(lastVersions)::bigint[],
                         \(lastTypes)::text[], \(lastPositions)::bigint[], \(lastRecorded)::timestamptz[])
                  AS u(stream_id, owner_id, event_count, version, event_type, position, recorded_at)
-            ON CONFLICT (stream_id) DO UPDATE SET
-              event_count = s.event_count + excluded.event_count,
-              last_stream_version = GREATEST(s.last_stream_version, excluded.last_stream_version),
-              last_event_type = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                     THEN excluded.last_event_type ELSE s.last_event_type END,
-              last_global_position = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                          THEN excluded.last_global_position ELSE s.last_global_position END,
-              last_recorded_at = CASE WHEN excluded.last_stream_version > s.last_stream_version
-                                      THEN excluded.last_recorded_at ELSE s.last_recorded_at END
+            \(unescaped: Self.merge)
             """, logger: logger)
     }
 }

@@ -131,10 +131,16 @@ public struct ReminderJob: Sendable {
     func deliverLane(claimSize: Int) async throws -> (Int, Int) {
         var delivered = 0, failed = 0
         var cursor: ReminderOutboxStore.ClaimCursor?
+        var claims = 0
         while true {
-            // Each lane goes on from its own last claim (the rows the other lanes claimed since
-            // are the only ones it passes over).
-            let batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120, after: cursor)
+            // Each lane goes on from its own last claim, so it does not walk again past every row
+            // claimed before. A row can fall due behind it meanwhile (an event webhook, due from
+            // -infinity; a lease that ran out): every 16th claim, and a claim that finds nothing
+            // ahead, start again at the head, so such a row waits a few claims, not the whole run.
+            let from = claims % 16 == 0 ? nil : cursor
+            claims += 1
+            var batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120, after: from)
+            if batch.isEmpty, from != nil { batch = try await outbox.claim(limit: claimSize, now: clock.now(), lease: 120, after: nil) }
             guard let last = batch.last else { break }
             cursor = last.cursor
             let outcomes = await withTaskGroup(of: (ReminderOutboxStore.Claimed, WebhookSender.Outcome).self) { group in

@@ -63,10 +63,10 @@ public struct WebhookSender: Sendable {
 
     public func send(id: String, body: String, to urlText: String, secrets: [String], at now: Date) async -> Outcome {
         let deadline = NIODeadline.now() + TimeAmount(limit)
-        // A name to look up (getaddrinfo cannot be cancelled) runs under a timer of its own; an
-        // address needs none: the HTTP client's deadline bounds the request and its answer's
-        // head, and `readRefusal` bounds the rest (a timer task per push cost about 5 % of the
-        // push's CPU, issue 30).
+        // A name to look up runs under a timer of its own (which still waits for a lookup that
+        // hangs: getaddrinfo cannot be cancelled, its resolver bounds it); an address needs none:
+        // the HTTP client's deadline bounds the request and its answer's head, and
+        // `readRefusal` the rest (a timer task per push cost about 5 % of the push's CPU, issue 30).
         guard !WebhookTarget.needsLookup(urlText, allowPrivate: allowPrivate) else {
             return await Self.within(limit) { await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now, deadline: deadline) }
         }

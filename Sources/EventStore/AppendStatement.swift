@@ -57,7 +57,6 @@ protocol AppendCall: PostgresPreparedStatement where Row == (Int64, Int64, Strin
     /// The append function it calls.
     static var function: String { get }
     var arguments: AppendArguments { get }
-    init(arguments: AppendArguments)
 }
 
 extension AppendCall {

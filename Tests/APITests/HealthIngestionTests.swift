@@ -316,6 +316,32 @@ import TestSupport
         }
     }
 
+    /// An item sent with the content of another stored item takes that item's row (one row per
+    /// content), and with it the other item's uuid goes: a later item with that uuid, even in
+    /// the same batch, is new. Before, the batch stored the uuid on two rows, which the table's
+    /// unique index refused: a 500, and the batch lost.
+    @Test func anItemTakingAnotherItemsContentFreesThatItemsUUID() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("swap@example.com").string("access_token"))
+            let stored = Self.batch(samples: [
+                Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
+                Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
+            ])
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+            // The first item moves onto the second's content; the second's uuid comes back elsewhere.
+            let moved = Self.batch(samples: [
+                Self.sample("steps", 30, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
+                Self.sample("steps", 40, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
+            ])
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: moved)
+            #expect(answer.status == .ok, "\(answer.text)")
+            #expect(Self.counts(answer)["inserted"] == 1 && Self.counts(answer)["updated"] == 1, "\(answer.text)")
+            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
+            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            #expect(found == ["aaaa-1 30.0", "bbbb-2 40.0"])
+        }
+    }
+
     /// A phone re-sending what is stored is answered at once, even while another batch of the
     /// same user waits for the database (here for a lock held on the user's health stream):
     /// a batch with nothing new does not queue behind the user's other batches.

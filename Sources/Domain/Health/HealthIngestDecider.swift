@@ -18,6 +18,9 @@ public enum HealthIngestDecider: Decider {
 
         mutating func store(_ record: HealthRecord) {
             if let uuid = record.uuid, let previous = keyByUUID[uuid], previous != record.key { byKey[previous] = nil }
+            // The item this record takes the key of keeps no uuid (the table's row at the key gets
+            // this record's): a later item with that uuid is new, not an edit of this one.
+            if let held = byKey[record.key]?.uuid, held != record.uuid { keyByUUID[held] = nil }
             byKey[record.key] = record
             if let uuid = record.uuid { keyByUUID[uuid] = record.key }
         }

@@ -66,6 +66,61 @@ import Testing
         #expect(after.byKey.count == 1)
     }
 
+    /// Random histories (fixed seed) of edits under one uuid, one content under two uuids, and
+    /// deletions, each batch decided on what a read of the records table finds and stored as the
+    /// projector stores it: the table never holds a uuid twice (its unique index would refuse the
+    /// batch), and each batch sent again is all duplicates.
+    @Test func randomHistoriesKeepAUUIDOnOneRowAndAReSentBatchAddsNothing() throws {
+        var seed: UInt64 = 0x5EED
+        func next(_ count: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(count))
+        }
+        // A batch names a uuid once, sends one item of a content (a key) once, and does not
+        // delete what it sends (those cases have their own tests above).
+        func batch() -> HealthIngestDecider.Command {
+            var named: Set<String> = [], contents: Set<String> = []
+            let samples = (0...next(5)).map { _ in
+                let uuid = [nil, "u1", "u2", "u3"][next(4)].flatMap { named.insert($0).inserted ? $0 : nil }
+                return Self.intakeSample(Double(1 + next(2)), at: Self.now.addingTimeInterval(Double(-600 * (1 + next(6)))),
+                                         source: next(2) == 0 ? Self.watch : Self.phone, uuid: uuid)
+            }
+            let records = Self.records(samples).filter { contents.insert($0.key).inserted }
+            let deletable = ["u1", "u2", "u3"].filter { !named.contains($0) }
+            return .init(deviceId: nil, records: records, deletions: next(3) == 0 && !deletable.isEmpty ? [deletable[next(deletable.count)]] : [])
+        }
+        typealias Table = [String: HealthRecord]
+        // What ingestion's read for `command` finds: the rows with one of its keys or uuids.
+        func read(_ table: Table, for command: HealthIngestDecider.Command) -> HealthIngestDecider.State {
+            let keys = Set(command.records.map(\.key)), uuids = Set(command.records.compactMap(\.uuid) + command.deletions)
+            return .init(records: table.values.filter { keys.contains($0.key) || $0.uuid.map(uuids.contains) == true })
+        }
+        var changed = 0
+        for _ in 0..<400 {
+            var table: Table = [:]
+            for _ in 0..<(1 + next(6)) {
+                let command = batch()
+                let events = try HealthIngestDecider.decide(read(table, for: command), command, Self.time)
+                for event in events {
+                    switch event {
+                    case .recordsStored(let stored):
+                        for removed in stored.replaced { table[removed.key] = nil }
+                        for record in stored.records { table[record.key] = record }
+                    case .recordsDeleted(let deleted):
+                        for record in deleted.records { table[record.key] = nil }
+                    default: Issue.record("\(event)")
+                    }
+                }
+                let uuids = table.values.compactMap(\.uuid)
+                #expect(Set(uuids).count == uuids.count, "a uuid on two rows: \(table.values.map { "\($0.key) \($0.uuid ?? "-")" })")
+                let again = HealthIngestDecider.Command(deviceId: nil, records: command.records, deletions: [])
+                #expect(try HealthIngestDecider.decide(read(table, for: again), again, Self.time).isEmpty)
+                changed += events.isEmpty ? 0 : 1
+            }
+        }
+        #expect(changed > 500)
+    }
+
     @Test func aDeletionNamesTheDayItEmptiesAndAnUnknownOneIsOnlyCounted() throws {
         let stored = Self.records([Self.intakeSample(500, at: Self.now.addingTimeInterval(-86_400), uuid: "gone")])
         let given = HealthIngestDecider.fold([.recordsStored(.init(deviceId: nil, records: stored))])

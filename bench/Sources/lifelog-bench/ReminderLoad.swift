@@ -106,6 +106,9 @@ struct ReminderLoad: AsyncParsableCommand {
                 let pushFloor = try await postFloor(http, hook: hook, count: delivered, window: floorWindow)
                 print(String(format: "push %d webhooks: %.1f s, %.0f/s (target ≥ 500/s), %d failed; received %d, distinct webhook-ids %d; floor: the same POSTs without the outbox %.0f/s",
                              delivered, pushing, Double(delivered) / max(pushing, 0.001), failed, total, unique, pushFloor))
+                let sent = try await senderFloor(http, hook: hook, count: delivered, window: lanes * claimSize)
+                print(String(format: "the same pushes through the job's sender (payload, signature, target check), %d in flight, without the outbox: %.0f/s",
+                             lanes * claimSize, sent))
                 try await http.shutdown()
             }
             group.cancelAll()
@@ -163,6 +166,32 @@ struct ReminderLoad: AsyncParsableCommand {
             try await connection.rows("ROLLBACK", logger: logger)
         }
         return seconds(ContinuousClock.now - started)
+    }
+
+    /// As many pushes as the job made, through its `WebhookSender` with a reminder's body and a
+    /// signature, `window` at a time, with no outbox: what is the sender's and what the outbox's.
+    func senderFloor(_ http: HTTPClient, hook: String, count: Int, window: Int) async throws -> Double {
+        let sender = WebhookSender(http: http, allowPrivate: true)
+        let secrets = [WebhookSender.newSecret()]
+        let body = #"{"type":"reminder.morning_digest","timestamp":"2026-06-01T06:00:00Z","data":{"id":"0b0e8b7e-6f0a-4c1e-9d8e-2f1c3a4b5c6d","#
+            + #""key":"morning/bench/2026-06-01","kind":"morning_digest","subject":"digest","due_at":"2026-06-01T06:00:00Z","#
+            + #""due_local":"2026-06-01T08:00","title":"Your day","body":"Habits due: 3, tasks due: 2","data":{"habits":3,"tasks":2}}}"#
+        let started = ContinuousClock.now
+        var failed = 0
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<count {
+                if index >= window, try await group.next() == false { failed += 1 }
+                group.addTask {
+                    if case .delivered = await sender.send(id: "sender-\(index)", body: body, to: hook, secrets: secrets, at: Date(timeIntervalSince1970: 1_780_293_600)) {
+                        return true
+                    }
+                    return false
+                }
+            }
+            for try await ok in group where !ok { failed += 1 }
+        }
+        if failed > 0 { print("sender floor: \(failed) pushes failed") }
+        return Double(count) / max(seconds(ContinuousClock.now - started), 0.001)
     }
 
     /// The same POSTs straight to the receiver, `window` (64) at a time: what the HTTP side alone allows.

@@ -342,6 +342,34 @@ import TestSupport
         }
     }
 
+    /// An item sent and deleted in one batch never reaches the log and moves no other item: here
+    /// it had the content of a stored item whose uuid comes back in the same batch. Before, it
+    /// moved that item off its row before it left, and the batch put a uuid on two rows (a 500).
+    @Test func anItemSentAndDeletedInOneBatchMovesNoOtherItem() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("sent-deleted@example.com").string("access_token"))
+            let stored = Self.batch(samples: [
+                Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
+                Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
+            ])
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+            let batch = Self.batch(samples: [
+                Self.sample("steps", 30, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
+                Self.sample("steps", 40, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 50, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
+            ], deletions: ["aaaa-1"])
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
+            #expect(answer.status == .ok, "\(answer.text)")
+            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
+            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            // The 08:00 item's content now has no uuid (so aaaa-1 is gone with it); bbbb-2 moved to 10:00.
+            #expect(found == ["- 40.0", "bbbb-2 50.0"])
+            // Sent again, the batch adds nothing.
+            let again = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
+            #expect(Self.counts(again)["inserted"] == 0 && Self.counts(again)["updated"] == 0, "\(again.text)")
+        }
+    }
+
     /// A phone re-sending what is stored is answered at once, even while another batch of the
     /// same user waits for the database (here for a lock held on the user's health stream):
     /// a batch with nothing new does not queue behind the user's other batches.

@@ -81,7 +81,13 @@ public enum HealthIngestDecider: Decider {
         stored.reserveCapacity(command.records.count)
         // For a pending record that replaces one from the log: that one (the row to remove, the day to compute again).
         var replacing: [String: HealthRecord] = [:]
+        // An item sent and deleted in one batch never reaches the log and takes no other item's
+        // place: only its deletion counts (what the log holds under its uuid goes). Taken in turn,
+        // it could move another item off its row and then leave, and what came after it in the
+        // batch would have been decided as if that item were gone.
+        let deleted = Set(command.deletions)
         for record in command.records {
+            if let uuid = record.uuid, deleted.contains(uuid) { continue }
             guard let existing = state.existing(record) else {
                 pending[record.key] = stored.count
                 stored.append(record)
@@ -108,24 +114,12 @@ public enum HealthIngestDecider: Decider {
             state.store(record)
         }
         for uuid in command.deletions {
-            guard let key = state.keyByUUID[uuid], let record = state.byKey[key] else {
+            // A pending record carries no deleted uuid (above): what is found here is in the log.
+            guard let key = state.keyByUUID[uuid], let record = state.byKey[key], pending[key] == nil else {
                 tally.unknownDeletions += 1
                 continue
             }
-            if let index = pending[key] {
-                // Sent and deleted in one batch: it never reaches the log; what it replaced goes.
-                stored[index] = nil
-                pending[key] = nil
-                if let base = replacing.removeValue(forKey: key) {
-                    tally.updated -= 1
-                    tally.removed.append(.init(key: base.key, kind: base.kind, name: base.name, date: base.date))
-                } else {
-                    tally.inserted -= 1
-                    tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
-                }
-            } else {
-                tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
-            }
+            tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
             state.remove(key: key)
         }
         tally.stored = stored.compactMap { $0 }

@@ -370,6 +370,31 @@ import TestSupport
         }
     }
 
+    /// A batch that names one item twice stores its last content; the first moves nothing.
+    /// Before, the first took another item's row on its way and the second moved on, so that
+    /// item was lost from the decision while its row kept its uuid: a uuid on two rows (a 500).
+    @Test func anItemNamedTwiceInABatchIsStoredAsItsLastContent() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("twice-named@example.com").string("access_token"))
+            let stored = Self.batch(samples: [
+                Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
+                Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "cccc-3"),
+            ])
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+            let batch = Self.batch(samples: [
+                Self.sample("steps", 30, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "cccc-3"),
+                Self.sample("steps", 40, "2026-03-09T07:00:00Z", "2026-03-09T07:10:00Z", source: "Watch", kind: "watch", uuid: "cccc-3"),
+                Self.sample("steps", 50, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
+            ])
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
+            #expect(answer.status == .ok, "\(answer.text)")
+            #expect(Self.counts(answer)["updated"] == 3, "\(answer.text)")
+            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
+            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            #expect(found == ["cccc-3 40.0", "aaaa-1 50.0"])
+        }
+    }
+
     /// A phone re-sending what is stored is answered at once, even while another batch of the
     /// same user waits for the database (here for a lock held on the user's health stream):
     /// a batch with nothing new does not queue behind the user's other batches.

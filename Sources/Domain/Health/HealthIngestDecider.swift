@@ -86,8 +86,18 @@ public enum HealthIngestDecider: Decider {
         // it could move another item off its row and then leave, and what came after it in the
         // batch would have been decided as if that item were gone.
         let deleted = Set(command.deletions)
-        for record in command.records {
-            if let uuid = record.uuid, deleted.contains(uuid) { continue }
+        // The same for an item a batch names twice: its last content is the one that counts; an
+        // earlier one is an update of it (or a duplicate, when the same), and moves nothing.
+        var lastOfUUID: [String: Int] = [:]
+        for (index, record) in command.records.enumerated() { if let uuid = record.uuid { lastOfUUID[uuid] = index } }
+        for (index, record) in command.records.enumerated() {
+            if let uuid = record.uuid {
+                if deleted.contains(uuid) { continue }
+                if let last = lastOfUUID[uuid], last != index {
+                    if command.records[last].differs(from: record) { tally.updated += 1 } else { tally.duplicates += 1 }
+                    continue
+                }
+            }
             guard let existing = state.existing(record) else {
                 pending[record.key] = stored.count
                 stored.append(record)

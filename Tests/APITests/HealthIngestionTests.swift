@@ -395,6 +395,29 @@ import TestSupport
         }
     }
 
+    /// An edited item (found by its uuid) moving onto a content another item of the same batch
+    /// has just taken gets that row; the batch's insert names each row once. Before, both went
+    /// into one insert: PostgreSQL refuses to update a row twice in one statement (a 500).
+    @Test func anItemMovingOntoAContentTheBatchAlreadyTookGetsItsRow() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("moving@example.com").string("access_token"))
+            let stored = Self.batch(samples: [
+                Self.sample("steps", 10, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 20, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
+            ])
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+            let batch = Self.batch(samples: [
+                Self.sample("steps", 30, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
+                Self.sample("steps", 40, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
+            ])
+            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
+            #expect(answer.status == .ok, "\(answer.text)")
+            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
+            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            #expect(found == ["bbbb-2 40.0"])
+        }
+    }
+
     /// A phone re-sending what is stored is answered at once, even while another batch of the
     /// same user waits for the database (here for a lock held on the user's health stream):
     /// a batch with nothing new does not queue behind the user's other batches.

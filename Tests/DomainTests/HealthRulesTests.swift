@@ -100,6 +100,8 @@ import Testing
                 for event in events {
                     switch event {
                     case .recordsStored(let stored):
+                        // One statement inserts an event's records: a key twice in it is an error.
+                        #expect(Set(stored.records.map(\.key)).count == stored.records.count)
                         for removed in stored.replaced { table[removed.key] = nil }
                         for record in stored.records { table[record.key] = record }
                     case .recordsDeleted(let deleted):

@@ -110,6 +110,9 @@ public enum HealthIngestDecider: Decider {
                 continue
             }
             let base = replacing[existing.key] ?? original.byKey[existing.key]
+            // Found by its uuid, it moves to a key where another record of this batch waits: it
+            // takes that key's row (one row per key; an insert cannot name a key twice).
+            if record.key != existing.key, let displaced = pending.removeValue(forKey: record.key) { stored[displaced] = nil }
             if let index = pending[existing.key] {
                 stored[index] = record
                 pending[existing.key] = nil

@@ -290,12 +290,17 @@ def main():
             expect(page.get_by_role("heading", name="Archived")).to_have_count(0)
         archive()
 
-        @flow("a morning check-in on Today")
+        @flow("a morning check-in on Today, kept while a change from elsewhere redraws the page")
         def check_in():
             nav(page, "Today")
             form = page.locator("form.checkin")
             form.get_by_label("Good", exact=True).check()
             form.get_by_label("A note about how you feel").fill("slept well")
+            # The phone adds a habit meanwhile: the live stream draws Today again, around the half-filled form.
+            call(token, "POST", "/habits", {"name": "Drink water", "kind": "boolean", "schedule": {"type": "daily"}})
+            expect(page.locator("li.habit", has_text="Drink water")).to_be_visible(timeout=5000)
+            expect(form.get_by_label("Good", exact=True)).to_be_checked()
+            expect(form.get_by_label("A note about how you feel")).to_have_value("slept well")
             form.get_by_role("button", name="Save how I feel").click()
             expect(form).to_contain_text("Today you feel: Good")
             page.reload()

@@ -1,7 +1,7 @@
 // The shell: sign-in or the signed-in frame (header, navigation, main), the hash router, the
 // live stream of changes, and what happens when the server cannot be reached.
 import * as A from './api.js';
-import { h, clear, toast, keepingFocus, nextId } from './ui.js';
+import { h, clear, toast, keepingFocus, nextId, unsentInput, restoreInput } from './ui.js';
 import { renderAuth } from './auth.js';
 import { renderToday, renderOfflineToday, todayReads } from './today.js';
 
@@ -62,8 +62,11 @@ async function show(options = {}) {
       console.error(error);
       next.append(h('p', { class: 'form-error', role: 'alert' }, t('dash.error')));
     }
+    // A change from elsewhere draws the view again: what the person was typing stays.
+    const kept = options.keepInput ? unsentInput(main) : [];
     clear(main);
     main.append(next);
+    if (kept.length) restoreInput(next, kept);
     // For bench/dashboard: when a view's answer is in the page (User Timing, nothing sent anywhere).
     performance.mark('lifelog:rendered', { detail: name });
   };
@@ -78,7 +81,7 @@ function changed(area) {
   const { name } = route();
   if (!views[name].area.includes(area)) return;
   clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(() => show({ keepFocus: true }), 120);
+  reloadTimer = setTimeout(() => show({ keepFocus: true, keepInput: true }), 120);
 }
 
 async function follow() {
@@ -117,7 +120,7 @@ async function follow() {
           }
           if (event.id) lastId = event.id;
           if (event.type === 'change') { try { const c = JSON.parse(event.data); lastChange = c; changed(c.area); } catch { /* ignore */ } }
-          if (event.type === 'reset') show({ keepFocus: true });
+          if (event.type === 'reset') show({ keepFocus: true, keepInput: true });
           if (event.type === 'end') {
             ended = true;
             if (event.data.includes('signed_out')) { await signedOut(); return; }

@@ -25,6 +25,10 @@ function setAttrs(node, attrs) {
     else if (key === 'class') node.className = value;
     else if (key === 'style' && typeof value === 'object') Object.assign(node.style, value);
     else if (key === 'dataset') Object.assign(node.dataset, value);
+    // A control's value and choice as given are its defaults too: what the person changes differs from them (`unsentInput`).
+    else if (key === 'checked') node.defaultChecked = node.checked = value === true;
+    else if (key === 'selected') node.defaultSelected = node.selected = value === true;
+    else if (key === 'value' && node.tagName !== 'SELECT') node.setAttribute('value', String(value));
     else if (key in node && typeof value !== 'string') node[key] = value;
     else node.setAttribute(key, value === true ? '' : String(value));
   }
@@ -158,6 +162,37 @@ export async function keepingFocus(render) {
 }
 
 export function clear(node) { while (node.firstChild) node.firstChild.remove(); }
+
+/** What the person has typed or chosen in the forms of `container` and not sent yet: each changed
+ *  control, by its form's place and kind and its own name (and value, for a choice). */
+export function unsentInput(container) {
+  const kept = [];
+  container.querySelectorAll('form').forEach((form, index) => {
+    for (const el of form.elements) {
+      if (!el.name || el.type === 'password' || el.type === 'file') continue;
+      const at = { index, kind: form.className, name: el.name };
+      if (el.type === 'radio' || el.type === 'checkbox') {
+        if (el.checked !== el.defaultChecked) kept.push({ ...at, value: el.value, checked: el.checked });
+      } else if (el.tagName === 'SELECT') {
+        if ([...el.options].some((o) => o.selected !== o.defaultSelected)) kept.push({ ...at, selected: el.value });
+      } else if ('defaultValue' in el && el.value !== el.defaultValue) kept.push({ ...at, typed: el.value });
+    }
+  });
+  return kept;
+}
+
+/** Puts `kept` (from `unsentInput`) back into the same forms of a view drawn again. */
+export function restoreInput(container, kept) {
+  const forms = container.querySelectorAll('form');
+  for (const k of kept) {
+    const form = forms[k.index];
+    if (!form || form.className !== k.kind) continue;
+    for (const el of form.elements) {
+      if (el.name !== k.name || el.disabled) continue;
+      if ('checked' in k) { if (el.value === k.value) el.checked = k.checked; } else if ('selected' in k) el.value = k.selected; else el.value = k.typed;
+    }
+  }
+}
 
 /** The values of a form's named controls (empty strings left out). */
 export function values(form) {

@@ -29,6 +29,12 @@ import TestSupport
             + #""workouts":[\#(workouts.joined(separator: ","))],"deletions":[\#(quoted.joined(separator: ","))]}"#
     }
 
+    /// Every stored item as "uuid value" ("-" for none), in time order.
+    static func storedItems(_ harness: AppHarness) async throws -> [String] {
+        let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
+        return try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+    }
+
     static func counts(_ response: JSONResponse) -> [String: Int] {
         var found: [String: Int] = [:]
         for key in ["received", "inserted", "updated", "duplicates", "deleted", "rejected", "skipped"] {
@@ -336,8 +342,7 @@ import TestSupport
             let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: moved)
             #expect(answer.status == .ok, "\(answer.text)")
             #expect(Self.counts(answer)["inserted"] == 1 && Self.counts(answer)["updated"] == 1, "\(answer.text)")
-            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
-            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            let found = try await Self.storedItems(harness)
             #expect(found == ["aaaa-1 30.0", "bbbb-2 40.0"])
         }
     }
@@ -360,8 +365,7 @@ import TestSupport
             ], deletions: ["aaaa-1"])
             let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
             #expect(answer.status == .ok, "\(answer.text)")
-            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
-            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            let found = try await Self.storedItems(harness)
             // The 08:00 item's content now has no uuid (so aaaa-1 is gone with it); bbbb-2 moved to 10:00.
             #expect(found == ["- 40.0", "bbbb-2 50.0"])
             // Sent again, the batch adds nothing.
@@ -389,8 +393,7 @@ import TestSupport
             let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
             #expect(answer.status == .ok, "\(answer.text)")
             #expect(Self.counts(answer)["updated"] == 3, "\(answer.text)")
-            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
-            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            let found = try await Self.storedItems(harness)
             #expect(found == ["cccc-3 40.0", "aaaa-1 50.0"])
         }
     }
@@ -412,8 +415,7 @@ import TestSupport
             ])
             let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
             #expect(answer.status == .ok, "\(answer.text)")
-            let rows = try await harness.client.query("SELECT uuid, value FROM rm_health_records ORDER BY start_s", logger: TestDatabase.logger)
-            let found = try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
+            let found = try await Self.storedItems(harness)
             #expect(found == ["bbbb-2 40.0"])
         }
     }

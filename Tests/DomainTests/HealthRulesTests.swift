@@ -96,28 +96,46 @@ import Testing
             var table: Table = [:]
             for _ in 0..<(1 + next(6)) {
                 let command = batch()
-                let events = try HealthIngestDecider.decide(read(table, for: command), command, Self.time)
+                let before = read(table, for: command)
+                let events = try HealthIngestDecider.decide(before, command, Self.time)
                 for event in events {
                     switch event {
                     case .recordsStored(let stored):
-                        // One statement inserts an event's records: a key twice in it is an error.
+                        // One statement inserts an event's records: a key twice in it is an error,
+                        // and the uuid index is checked row by row, in the event's order.
                         #expect(Set(stored.records.map(\.key)).count == stored.records.count)
                         for removed in stored.replaced { table[removed.key] = nil }
-                        for record in stored.records { table[record.key] = record }
+                        for record in stored.records {
+                            table[record.key] = record
+                            let uuids = table.values.compactMap(\.uuid)
+                            #expect(Set(uuids).count == uuids.count, "a uuid on two rows: \(table.values.map { "\($0.key) \($0.uuid ?? "-")" })")
+                        }
                     case .recordsDeleted(let deleted):
                         for record in deleted.records { table[record.key] = nil }
                     default: Issue.record("\(event)")
                     }
                 }
-                let uuids = table.values.compactMap(\.uuid)
-                #expect(Set(uuids).count == uuids.count, "a uuid on two rows: \(table.values.map { "\($0.key) \($0.uuid ?? "-")" })")
-                // Sent again without what it deleted, it adds nothing (when no two of its items
-                // share a content: then the last one's row flips between them).
+                // Every item sent is stored as its last content, unless a later item took its row;
+                // no deleted item is left.
                 let kept = command.records.filter { $0.uuid.map(command.deletions.contains) != true }
-                let again = HealthIngestDecider.Command(deviceId: nil, records: kept, deletions: [])
-                if Set(kept.map(\.key)).count == kept.count {
-                    #expect(try HealthIngestDecider.decide(read(table, for: again), again, Self.time).isEmpty)
+                for (index, record) in kept.enumerated() where !kept[(index + 1)...].contains(where: { $0.uuid != nil && $0.uuid == record.uuid }) {
+                    let row = table[record.key]
+                    let tookRow = kept[(index + 1)...].contains { $0.key == record.key }
+                    // An item without a uuid sent with a stored item's content is that item.
+                    let stored = row.map { row in var row = row; if record.uuid == nil { row.uuid = nil }; return !row.differs(from: record) }
+                    #expect(tookRow || stored == true,
+                            "item \(index) of \(kept.count) not stored: \(row.map { "\($0.uuid ?? "-") \($0.value ?? -1)" } ?? "no row")")
                 }
+                #expect(!table.values.contains { $0.uuid.map(command.deletions.contains) == true })
+                let tally = HealthIngestDecider.tally(before, command)
+                #expect(tally.inserted + tally.updated + tally.duplicates == kept.count)
+                #expect(tally.deleted + tally.unknownDeletions == command.deletions.count)
+                // Sent again without what it deleted, it adds nothing and counts so.
+                let again = HealthIngestDecider.Command(deviceId: nil, records: kept, deletions: [])
+                #expect(try HealthIngestDecider.decide(read(table, for: again), again, Self.time).isEmpty)
+                let recount = HealthIngestDecider.tally(read(table, for: again), again)
+                #expect([recount.inserted, recount.updated, recount.duplicates] as [Int] == [0, 0, kept.count],
+                        "\(table.values.map { "\($0.key) \($0.uuid ?? "-") \($0.value ?? 0)" }) <- \(kept.map { "\($0.key) \($0.uuid ?? "-") \($0.value ?? 0)" }) \(recount.replaced)")
                 changed += events.isEmpty ? 0 : 1
             }
         }

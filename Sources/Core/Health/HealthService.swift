@@ -125,7 +125,7 @@ public struct HealthService: AreaService {
         let tally = HealthIngestDecider.tally(decidedOn, batch.command)
         return HealthIngestionReport(
             received: batch.received, inserted: tally.inserted, updated: tally.updated, duplicates: tally.duplicates,
-            deleted: tally.removed.count, rejected: checked.rejected, skipped: checked.skipped + tally.unknownDeletions,
+            deleted: tally.deleted, rejected: checked.rejected, skipped: checked.skipped + tally.unknownDeletions,
             errors: checked.errors, position: position)
     }
 

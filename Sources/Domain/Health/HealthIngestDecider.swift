@@ -56,12 +56,15 @@ public enum HealthIngestDecider: Decider {
     /// What a command does, item by item: the answer's counts and the events' content.
     public struct Tally: Sendable, Equatable {
         public var stored: [HealthRecord] = []
-        /// Stored items an update moves to another key or date: the read models forget them there.
+        /// Stored items the batch moves off their row, or whose row it gives another uuid or
+        /// date: the read models forget them there before the batch's items go in.
         public var replaced: [HealthEvent.RecordsDeleted.Removed] = []
         public var inserted = 0
         public var updated = 0
         public var duplicates = 0
+        /// The rows the deletions remove; `deleted` also counts items the batch itself overwrote.
         public var removed: [HealthEvent.RecordsDeleted.Removed] = []
+        public var deleted = 0
         /// Deletions of uuids lifelog does not have (never sent, or deleted before).
         public var unknownDeletions = 0
     }
@@ -69,77 +72,66 @@ public enum HealthIngestDecider: Decider {
     public static var initial: State { State() }
 
     public static func tally(_ state: State, _ command: Command) -> Tally {
-        // Over 60 lines: one pass over the batch's records and deletions, sharing what it has counted.
+        // The batch is played item by item onto `table` (the rows as the projector leaves them),
+        // and the events are what differs between the rows before and after: whatever order the
+        // items take each other's rows in, a key is written once and a uuid sits on one row.
         let original = state
-        var state = state
+        var table = state
         var tally = Tally()
-        // The batch's own records, by key; nil where one was deleted again within the batch.
-        var stored: [HealthRecord?] = []
-        var pending: [String: Int] = [:]
-        pending.reserveCapacity(command.records.count)
-        state.byKey.reserveCapacity(state.byKey.count + command.records.count)
-        stored.reserveCapacity(command.records.count)
-        // For a pending record that replaces one from the log: that one (the row to remove, the day to compute again).
-        var replacing: [String: HealthRecord] = [:]
+        table.byKey.reserveCapacity(table.byKey.count + command.records.count)
         // An item sent and deleted in one batch never reaches the log and takes no other item's
-        // place: only its deletion counts (what the log holds under its uuid goes). Taken in turn,
-        // it could move another item off its row and then leave, and what came after it in the
-        // batch would have been decided as if that item were gone.
+        // place: only its deletion counts (what the log holds under its uuid goes).
         let deleted = Set(command.deletions)
-        // The same for an item a batch names twice: its last content is the one that counts; an
-        // earlier one is an update of it (or a duplicate, when the same), and moves nothing.
+        // An item a batch names twice: its last content is the one that counts; an earlier one
+        // moves nothing.
         var lastOfUUID: [String: Int] = [:]
         for (index, record) in command.records.enumerated() { if let uuid = record.uuid { lastOfUUID[uuid] = index } }
+        var played: [HealthRecord] = []
+        played.reserveCapacity(command.records.count)
         for (index, record) in command.records.enumerated() {
-            if let uuid = record.uuid {
-                if deleted.contains(uuid) { continue }
-                if let last = lastOfUUID[uuid], last != index {
-                    if command.records[last].differs(from: record) { tally.updated += 1 } else { tally.duplicates += 1 }
-                    continue
-                }
-            }
-            guard let existing = state.existing(record) else {
-                pending[record.key] = stored.count
-                stored.append(record)
-                tally.inserted += 1
-                state.store(record)
-                continue
-            }
-            guard record.differs(from: existing) else {
-                tally.duplicates += 1
-                continue
-            }
-            let base = replacing[existing.key] ?? original.byKey[existing.key]
-            // Found by its uuid, it moves to a key where another record of this batch waits: it
-            // takes that key's row (one row per key; an insert cannot name a key twice).
-            if record.key != existing.key, let displaced = pending.removeValue(forKey: record.key) { stored[displaced] = nil }
-            if let index = pending[existing.key] {
-                stored[index] = record
-                pending[existing.key] = nil
-                pending[record.key] = index
-            } else {
-                pending[record.key] = stored.count
-                stored.append(record)
-            }
-            replacing[existing.key] = nil
-            if let base { replacing[record.key] = base }
-            tally.updated += 1
-            state.store(record)
+            if let uuid = record.uuid, deleted.contains(uuid) || lastOfUUID[uuid] != index { continue }
+            if let existing = table.existing(record), !record.differs(from: existing) { continue }
+            table.store(record)
+            played.append(record)
         }
         for uuid in command.deletions {
-            // A pending record carries no deleted uuid (above): what is found here is in the log.
-            guard let key = state.keyByUUID[uuid], let record = state.byKey[key], pending[key] == nil else {
+            guard let key = original.keyByUUID[uuid] else {
                 tally.unknownDeletions += 1
                 continue
             }
+            tally.deleted += 1
+            // Unless an item of the batch has taken its row: then the row is that item's.
+            guard table.keyByUUID[uuid] == key, let record = table.byKey[key] else { continue }
             tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
-            state.remove(key: key)
+            table.remove(key: key)
         }
-        tally.stored = stored.compactMap { $0 }
-        tally.replaced = tally.stored.compactMap { record in
-            guard let base = replacing[record.key], base.key != record.key || base.date != record.date else { return nil }
-            return .init(key: base.key, kind: base.kind, name: base.name, date: base.date)
+        var written = Set<String>()
+        tally.stored = played.filter { record in
+            table.byKey[record.key] == record && original.byKey[record.key] != record && written.insert(record.key).inserted
         }
+        // Only the rows at a played item's key or uuid can have changed.
+        var seen = Set(tally.removed.map(\.key))
+        for record in played {
+            for key in [record.key, record.uuid.flatMap { original.keyByUUID[$0] }].compactMap({ $0 }) where seen.insert(key).inserted {
+                guard let before = original.byKey[key] else { continue }
+                if let after = table.byKey[key], after.date == before.date, before.uuid == nil || after.uuid == before.uuid { continue }
+                tally.replaced.append(.init(key: key, kind: before.kind, name: before.name, date: before.date))
+            }
+        }
+        // Counted by what each item leaves in the log, so that a batch sent again counts all
+        // duplicates even where its items take one row in turn: an item is new or an update
+        // when its content is stored, or when its old row went with it.
+        let gone = Set(tally.replaced.lazy.filter { table.byKey[$0.key] == nil }.map(\.key))
+        for record in played {
+            let before = record.uuid.flatMap { original.keyByUUID[$0] }
+            if table.byKey[record.key] == record && written.remove(record.key) != nil {
+                if original.byKey[record.key] == nil && before == nil { tally.inserted += 1 } else { tally.updated += 1 }
+            } else if let before, gone.contains(before) {
+                tally.updated += 1
+            }
+        }
+        tally.duplicates = command.records.count - tally.inserted - tally.updated
+            - command.records.filter { $0.uuid.map(deleted.contains) == true }.count
         return tally
     }
 
@@ -147,16 +139,18 @@ public enum HealthIngestDecider: Decider {
         let tally = tally(state, command)
         let arrived = Int64(now.instant.timeIntervalSince1970.rounded(.down))
         let intake = HealthEvent.Intake(format: command.format, received: command.records.count, duplicates: tally.duplicates)
-        var events: [HealthEvent] = stride(from: 0, to: tally.stored.count, by: recordsPerEvent).map { start in
+        // A batch can move items off their rows and store nothing new (the last of two items of
+        // one content keeps the row as it was): one event without records says so.
+        let count = tally.stored.isEmpty && !tally.replaced.isEmpty ? 1 : tally.stored.count
+        var events: [HealthEvent] = stride(from: 0, to: count, by: recordsPerEvent).map { start in
             .recordsStored(.init(
                 deviceId: command.deviceId,
-                records: Array(tally.stored[start..<min(start + recordsPerEvent, tally.stored.count)]),
+                records: Array(tally.stored[min(start, tally.stored.count)..<min(start + recordsPerEvent, tally.stored.count)]),
                 replaced: start == 0 ? tally.replaced : [],
                 intake: start == 0 ? intake : nil,
                 receivedAt: arrived))
         }
-        // Only what the log holds is deleted from it; a record sent and deleted in this batch never got there.
-        let logged = tally.removed.filter { state.byKey[$0.key] != nil }
+        let logged = tally.removed
         if !logged.isEmpty {
             let days = Set(logged.map { "\($0.name)|\($0.date)" })
             let before = logged.reduce(into: [String: HealthEvent.RecordsDeleted.DayCount]()) { counts, removed in

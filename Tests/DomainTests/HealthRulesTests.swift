@@ -115,6 +115,8 @@ import Testing
                     default: Issue.record("\(event)")
                     }
                 }
+                // A batch decided ahead folds the events of the one before it: the same rows.
+                #expect(HealthIngestDecider.fold(events, from: before) == read(table, for: command))
                 // Every item sent is stored as its last content, unless a later item took its row;
                 // no deleted item is left.
                 let kept = command.records.filter { $0.uuid.map(command.deletions.contains) != true }

@@ -167,6 +167,8 @@ public enum HealthIngestDecider: Decider {
         var state = state
         switch event {
         case .recordsStored(let stored):
+            // As the projector: what the batch moved items off first, then its items.
+            for removed in stored.replaced { state.remove(key: removed.key) }
             for record in stored.records { state.store(record) }
         case .recordsDeleted(let deleted):
             for record in deleted.records { state.remove(key: record.key) }

@@ -88,9 +88,14 @@ public enum HealthIngestDecider: Decider {
         for (index, record) in command.records.enumerated() { if let uuid = record.uuid { lastOfUUID[uuid] = index } }
         var played: [HealthRecord] = []
         played.reserveCapacity(command.records.count)
+        // While every item played is new (a first sync), each is stored as it is: no diff to make.
+        var allNew = true
         for (index, record) in command.records.enumerated() {
             if let uuid = record.uuid, deleted.contains(uuid) || lastOfUUID[uuid] != index { continue }
-            if let existing = table.existing(record), !record.differs(from: existing) { continue }
+            if let existing = table.existing(record) {
+                guard record.differs(from: existing) else { continue }
+                allNew = false
+            }
             table.store(record)
             played.append(record)
         }
@@ -105,18 +110,25 @@ public enum HealthIngestDecider: Decider {
             tally.removed.append(.init(key: key, kind: record.kind, name: record.name, date: record.date))
             table.remove(key: key)
         }
+        let skipped = command.records.count - (deleted.isEmpty ? 0 : command.records.filter { $0.uuid.map(deleted.contains) == true }.count)
+        if allNew {
+            (tally.stored, tally.inserted, tally.duplicates) = (played, played.count, skipped - played.count)
+            return tally
+        }
         var written = Set<String>()
         tally.stored = played.filter { record in
             table.byKey[record.key] == record && original.byKey[record.key] != record && written.insert(record.key).inserted
         }
         // Only the rows at a played item's key or uuid can have changed.
         var seen = Set(tally.removed.map(\.key))
+        func forgetChanged(at key: String) {
+            guard seen.insert(key).inserted, let before = original.byKey[key] else { return }
+            if let after = table.byKey[key], after.date == before.date, before.uuid == nil || after.uuid == before.uuid { return }
+            tally.replaced.append(.init(key: key, kind: before.kind, name: before.name, date: before.date))
+        }
         for record in played {
-            for key in [record.key, record.uuid.flatMap { original.keyByUUID[$0] }].compactMap({ $0 }) where seen.insert(key).inserted {
-                guard let before = original.byKey[key] else { continue }
-                if let after = table.byKey[key], after.date == before.date, before.uuid == nil || after.uuid == before.uuid { continue }
-                tally.replaced.append(.init(key: key, kind: before.kind, name: before.name, date: before.date))
-            }
+            forgetChanged(at: record.key)
+            if let uuid = record.uuid, let key = original.keyByUUID[uuid] { forgetChanged(at: key) }
         }
         // Counted by what each item leaves in the log, so that a batch sent again counts all
         // duplicates even where its items take one row in turn: an item is new or an update
@@ -130,8 +142,7 @@ public enum HealthIngestDecider: Decider {
                 tally.updated += 1
             }
         }
-        tally.duplicates = command.records.count - tally.inserted - tally.updated
-            - command.records.filter { $0.uuid.map(deleted.contains) == true }.count
+        tally.duplicates = skipped - tally.inserted - tally.updated
         return tally
     }
 

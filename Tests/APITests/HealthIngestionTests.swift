@@ -496,6 +496,35 @@ import TestSupport
         }
     }
 
+    /// Random batches from a fixed seed, of the kinds a phone can send (one content under two
+    /// uuids, an item edited and deleted in one batch, an item or a content twice in a batch),
+    /// through the real projector and the table's unique indexes: each is stored (no 500), and
+    /// sent again it counts only duplicates.
+    @Test func randomBatchesAreStoredAndAReSentOneAddsNothing() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
+            let token = try #require(try await http.register("random-batches@example.com").string("access_token"))
+            var seed: UInt64 = 0xBA7C4
+            func next(_ count: Int) -> Int {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Int((seed >> 33) % UInt64(count))
+            }
+            for round in 0..<60 {
+                let samples = (0...next(5)).map { _ in
+                    let hour = 6 + next(4), watch = next(2) == 0
+                    return Self.sample("steps", Double(1 + next(2)), "2026-03-09T0\(hour):00:00Z", "2026-03-09T0\(hour):10:00Z",
+                                       source: watch ? "Watch" : "Phone", kind: watch ? "watch" : "phone", uuid: [nil, "u1", "u2", "u3"][next(4)])
+                }
+                let deletions = next(3) == 0 ? ["u\(1 + next(3))"] : []
+                let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples, deletions: deletions))
+                #expect(answer.status == .ok, "round \(round): \(answer.text)")
+                let again = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples, deletions: deletions))
+                #expect(Self.counts(again)["inserted"] == 0 && Self.counts(again)["updated"] == 0 && Self.counts(again)["deleted"] == 0,
+                        "round \(round): \(again.text)")
+            }
+            #expect(try await Self.storedItems(harness).count > 3)
+        }
+    }
+
     /// A phone re-sending what is stored is answered at once, even while another batch of the
     /// same user waits for the database (here for a lock held on the user's health stream):
     /// a batch with nothing new does not queue behind the user's other batches.

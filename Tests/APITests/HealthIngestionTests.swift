@@ -508,6 +508,7 @@ import TestSupport
                 seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return Int((seed >> 33) % UInt64(count))
             }
+            var changed = 0
             for round in 0..<60 {
                 let samples = (0...next(5)).map { _ in
                     let hour = 6 + next(4), watch = next(2) == 0
@@ -517,11 +518,30 @@ import TestSupport
                 let deletions = next(3) == 0 ? ["u\(1 + next(3))"] : []
                 let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples, deletions: deletions))
                 #expect(answer.status == .ok, "round \(round): \(answer.text)")
+                changed += (Self.counts(answer)["inserted"] ?? 0) + (Self.counts(answer)["updated"] ?? 0) + (Self.counts(answer)["deleted"] ?? 0) > 0 ? 1 : 0
                 let again = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples, deletions: deletions))
                 #expect(Self.counts(again)["inserted"] == 0 && Self.counts(again)["updated"] == 0 && Self.counts(again)["deleted"] == 0,
                         "round \(round): \(again.text)")
             }
-            #expect(try await Self.storedItems(harness).count > 3)
+            #expect(changed > 30)
+        }
+    }
+
+    /// An exporter without uuids sending an item the phone stored with its uuid: the same item,
+    /// a duplicate, and the phone's later deletion of it still removes it. Before, the exporter's
+    /// copy counted as an update and cleared the uuid, and the deletion found nothing.
+    @Test func anItemWithoutAUUIDIsTheStoredItemOfItsIdentityAndKeepsItsUUID() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
+            let token = try #require(try await http.register("keeps-uuid@example.com").string("access_token"))
+            let walk = Self.sample("steps", 1_000, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Apple Watch", kind: "watch", uuid: "aaaa-1")
+            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: [walk])).status == .ok)
+            let hae = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"start":"2026-03-09 09:00:00 +0100","end":"2026-03-09 09:10:00 +0100","qty":1000,"source":"Apple Watch"}]}]}}"#
+            let exported = try await http.call(.post, "/api/v1/ingest/health-auto-export", token: token, json: hae)
+            #expect(Self.counts(exported)["duplicates"] == 1 && Self.counts(exported)["updated"] == 0, "\(exported.text)")
+            #expect(try await Self.storedItems(harness) == ["aaaa-1 1000.0"])
+            let deletion = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(deletions: ["aaaa-1"]))
+            #expect(Self.counts(deletion)["deleted"] == 1, "\(deletion.text)")
+            #expect(try await Self.storedItems(harness).isEmpty)
         }
     }
 

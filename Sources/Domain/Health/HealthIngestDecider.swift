@@ -90,8 +90,15 @@ public enum HealthIngestDecider: Decider {
         played.reserveCapacity(command.records.count)
         // While every item played is new (a first sync), each is stored as it is: no diff to make.
         var allNew = true
-        for (index, record) in command.records.enumerated() {
-            if let uuid = record.uuid, deleted.contains(uuid) || lastOfUUID[uuid] != index { continue }
+        for (index, sent) in command.records.enumerated() {
+            var record = sent
+            if let uuid = record.uuid {
+                if deleted.contains(uuid) || lastOfUUID[uuid] != index { continue }
+            } else if let held = table.byKey[record.key]?.uuid, !deleted.contains(held), lastOfUUID[held] == nil {
+                // An item without a uuid (an exporter's) sent with a stored item's identity is that
+                // item: it keeps the uuid, so the phone's later deletion of it still finds it.
+                record.uuid = held
+            }
             if let existing = table.existing(record) {
                 guard record.differs(from: existing) else { continue }
                 allNew = false
@@ -99,8 +106,9 @@ public enum HealthIngestDecider: Decider {
             table.store(record)
             played.append(record)
         }
+        var deletedOnce = Set<String>()
         for uuid in command.deletions {
-            guard let key = original.keyByUUID[uuid] else {
+            guard deletedOnce.insert(uuid).inserted, let key = original.keyByUUID[uuid] else {
                 tally.unknownDeletions += 1
                 continue
             }

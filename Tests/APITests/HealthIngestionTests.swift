@@ -35,6 +35,16 @@ import TestSupport
         return try await rows.decode((String?, Double).self).reduce(into: [String]()) { $0.append("\($1.0 ?? "-") \($1.1)") }
     }
 
+    /// Registers `email`, stores the batch `stored`, then sends `batch`: the token and the answer (200).
+    static func storedThenSent(_ http: some TestClientProtocol, _ email: String, _ stored: String, _ batch: String) async throws
+        -> (token: String, answer: JSONResponse) {
+        let token = try #require(try await http.register(email).string("access_token"))
+        #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
+        let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
+        #expect(answer.status == .ok, "\(answer.text)")
+        return (token, answer)
+    }
+
     static func counts(_ response: JSONResponse) -> [String: Int] {
         var found: [String: Int] = [:]
         for key in ["received", "inserted", "updated", "duplicates", "deleted", "rejected", "skipped"] {
@@ -353,19 +363,16 @@ import TestSupport
     /// moved that item off its row before it left, and the batch put a uuid on two rows (a 500).
     @Test func anItemSentAndDeletedInOneBatchMovesNoOtherItem() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
-            let token = try #require(try await http.register("sent-deleted@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
                 Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 30, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
                 Self.sample("steps", 40, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch"),
                 Self.sample("steps", 50, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
             ], deletions: ["aaaa-1"])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            let (token, _) = try await Self.storedThenSent(http, "sent-deleted@example.com", stored, batch)
             let found = try await Self.storedItems(harness)
             // The 08:00 item's content now has no uuid (so aaaa-1 is gone with it); bbbb-2 moved to 10:00.
             #expect(found == ["- 40.0", "bbbb-2 50.0"])
@@ -380,19 +387,16 @@ import TestSupport
     /// item was lost from the decision while its row kept its uuid: a uuid on two rows (a 500).
     @Test func anItemNamedTwiceInABatchIsStoredAsItsLastContent() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
-            let token = try #require(try await http.register("twice-named@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
                 Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "cccc-3"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 30, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "cccc-3"),
                 Self.sample("steps", 40, "2026-03-09T07:00:00Z", "2026-03-09T07:10:00Z", source: "Watch", kind: "watch", uuid: "cccc-3"),
                 Self.sample("steps", 50, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
             ])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            let (_, answer) = try await Self.storedThenSent(http, "twice-named@example.com", stored, batch)
             // The first content of cccc-3 is overtaken by its second: it changes nothing stored.
             #expect(Self.counts(answer)["updated"] == 2 && Self.counts(answer)["duplicates"] == 1, "\(answer.text)")
             let found = try await Self.storedItems(harness)
@@ -405,18 +409,15 @@ import TestSupport
     /// into one insert: PostgreSQL refuses to update a row twice in one statement (a 500).
     @Test func anItemMovingOntoAContentTheBatchAlreadyTookGetsItsRow() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
-            let token = try #require(try await http.register("moving@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
                 Self.sample("steps", 20, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 30, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
                 Self.sample("steps", 40, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
             ])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            _ = try await Self.storedThenSent(http, "moving@example.com", stored, batch)
             let found = try await Self.storedItems(harness)
             #expect(found == ["bbbb-2 40.0"])
         }
@@ -428,18 +429,15 @@ import TestSupport
     /// (a uuid on two rows for a moment, which the index refuses: a 500).
     @Test func aUUIDGivenUpAndTakenInOneBatchIsWrittenInAnOrderTheIndexAccepts() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
-            let token = try #require(try await http.register("given-up@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 30, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch"),
                 Self.sample("steps", 20, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone"),
                 Self.sample("steps", 40, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
             ])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            let (token, answer) = try await Self.storedThenSent(http, "given-up@example.com", stored, batch)
             // The 10:00 item without a uuid is overtaken by aaaa-1's new content: it changes nothing stored.
             #expect(Self.counts(answer)["inserted"] == 0 && Self.counts(answer)["updated"] == 2 && Self.counts(answer)["duplicates"] == 1,
                     "\(answer.text)")
@@ -453,18 +451,15 @@ import TestSupport
     /// row goes too. Before, the first's old row stayed, with its uuid and old value.
     @Test func twoItemsMovingOntoOneContentLeaveNeitherOldRow() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
-            let token = try #require(try await http.register("both-moving@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Phone", kind: "phone", uuid: "aaaa-1"),
                 Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 30, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
                 Self.sample("steps", 40, "2026-03-09T10:00:00Z", "2026-03-09T10:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
             ])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            let (token, answer) = try await Self.storedThenSent(http, "both-moving@example.com", stored, batch)
             #expect(Self.counts(answer)["updated"] == 2, "\(answer.text)")
             #expect(try await Self.storedItems(harness) == ["bbbb-2 40.0"])
             let days = try await Self.days(http, token, "steps", position: answer.string("position"))
@@ -477,18 +472,15 @@ import TestSupport
     /// one update (the item that moved) and one duplicate (before: two updates).
     @Test func anItemMovingOntoARowThatEndsUnchangedStillLeavesItsOldRow() async throws {
         try await AppHarness.with(now: Self.now, asyncProjectors: true) { harness, http in
-            let token = try #require(try await http.register("moved-back@example.com").string("access_token"))
             let stored = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
                 Self.sample("steps", 20, "2026-03-09T09:00:00Z", "2026-03-09T09:10:00Z", source: "Phone", kind: "phone", uuid: "bbbb-2"),
             ])
-            #expect(try await http.call(.post, "/api/v1/ingest/health", token: token, json: stored).status == .ok)
             let batch = Self.batch(samples: [
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: "bbbb-2"),
                 Self.sample("steps", 10, "2026-03-09T08:00:00Z", "2026-03-09T08:10:00Z", source: "Watch", kind: "watch", uuid: "aaaa-1"),
             ])
-            let answer = try await http.call(.post, "/api/v1/ingest/health", token: token, json: batch)
-            #expect(answer.status == .ok, "\(answer.text)")
+            let (token, answer) = try await Self.storedThenSent(http, "moved-back@example.com", stored, batch)
             #expect(Self.counts(answer)["updated"] == 1 && Self.counts(answer)["duplicates"] == 1, "\(answer.text)")
             #expect(try await Self.storedItems(harness) == ["aaaa-1 10.0"])
             let days = try await Self.days(http, token, "steps", position: answer.string("position"))

@@ -71,6 +71,62 @@ import Testing
     /// sends), each batch decided on what a read of the records table finds and stored as the
     /// projector stores it: the table never holds a uuid twice (its unique index would refuse the
     /// batch), and each batch sent again is all duplicates.
+    typealias Table = [String: HealthRecord]
+
+    /// What ingestion's read for `command` finds: the rows with one of its keys or uuids.
+    static func read(_ table: Table, for command: HealthIngestDecider.Command) -> HealthIngestDecider.State {
+        let keys = Set(command.records.map(\.key)), uuids = Set(command.records.compactMap(\.uuid) + command.deletions)
+        return .init(records: table.values.filter { keys.contains($0.key) || $0.uuid.map(uuids.contains) == true })
+    }
+
+    /// The events applied to a model of `rm_health_records` as the projector applies them: one
+    /// statement inserts an event's records (a key twice in it is an error), after the rows they
+    /// replace are deleted, and the uuid index is checked row by row, in the event's order.
+    static func apply(_ events: [HealthEvent], to table: inout Table) {
+        var keyOfUUID = Dictionary(table.values.compactMap { row in row.uuid.map { ($0, row.key) } }, uniquingKeysWith: { first, _ in first })
+        func remove(_ key: String) {
+            if let uuid = table[key]?.uuid { keyOfUUID[uuid] = nil }
+            table[key] = nil
+        }
+        for event in events {
+            switch event {
+            case .recordsStored(let stored):
+                #expect(Set(stored.records.map(\.key)).count == stored.records.count)
+                for removed in stored.replaced { remove(removed.key) }
+                for record in stored.records {
+                    remove(record.key)
+                    if let uuid = record.uuid {
+                        #expect(keyOfUUID[uuid] == nil, "\(uuid) on two rows: \(keyOfUUID[uuid] ?? "") and \(record.key)")
+                        keyOfUUID[uuid] = record.key
+                    }
+                    table[record.key] = record
+                }
+            case .recordsDeleted(let deleted):
+                for record in deleted.records { remove(record.key) }
+            default: Issue.record("\(event)")
+            }
+        }
+    }
+
+    /// Every stored item's uuid moves to its neighbour's content in one batch of 1,200 items (three
+    /// events): each row gives up its uuid and takes another, across the events' boundaries.
+    @Test func uuidsRotatedAcrossABatchOfSeveralEventsAreWrittenInAnOrderTheIndexAccepts() throws {
+        let count = 1_200
+        let times = (0..<count).map { Self.now.addingTimeInterval(-Double($0) * 60 - 3_600) }
+        // Each uuid to the next item's content, then to the one before (the taker before or after the giver).
+        for shift in [1, count - 1] {
+            var table: Table = [:]
+            for record in Self.records(times.indices.map { Self.intakeSample(1, at: times[$0], uuid: "v\($0)") }) { table[record.key] = record }
+            let rotated = Self.records(times.indices.map { Self.intakeSample(1, at: times[$0], uuid: "v\(($0 + shift) % count)") })
+            let command = HealthIngestDecider.Command(deviceId: nil, records: rotated, deletions: [])
+            let events = try HealthIngestDecider.decide(Self.read(table, for: command), command, Self.time)
+            #expect(events.count == 3)
+            Self.apply(events, to: &table)
+            #expect(table.count == count && rotated.allSatisfy { table[$0.key]?.uuid == $0.uuid })
+            #expect(try HealthIngestDecider.decide(Self.read(table, for: command), command, Self.time).isEmpty)
+        }
+    }
+
     @Test func randomHistoriesKeepAUUIDOnOneRowAndAReSentBatchAddsNothing() throws {
         var seed: UInt64 = 0x5EED
         func next(_ count: Int) -> Int {
@@ -87,38 +143,16 @@ import Testing
             let deletions = next(3) == 0 ? (0...next(2)).map { _ in "u\(1 + next(3))" } : []
             return .init(deviceId: nil, records: Self.records(samples), deletions: deletions)
         }
-        typealias Table = [String: HealthRecord]
-        // What ingestion's read for `command` finds: the rows with one of its keys or uuids.
-        func read(_ table: Table, for command: HealthIngestDecider.Command) -> HealthIngestDecider.State {
-            let keys = Set(command.records.map(\.key)), uuids = Set(command.records.compactMap(\.uuid) + command.deletions)
-            return .init(records: table.values.filter { keys.contains($0.key) || $0.uuid.map(uuids.contains) == true })
-        }
         var changed = 0
         for _ in 0..<1_000 {
             var table: Table = [:]
             for _ in 0..<(1 + next(6)) {
                 let command = batch()
-                let before = read(table, for: command)
+                let before = Self.read(table, for: command)
                 let events = try HealthIngestDecider.decide(before, command, Self.time)
-                for event in events {
-                    switch event {
-                    case .recordsStored(let stored):
-                        // One statement inserts an event's records: a key twice in it is an error,
-                        // and the uuid index is checked row by row, in the event's order.
-                        #expect(Set(stored.records.map(\.key)).count == stored.records.count)
-                        for removed in stored.replaced { table[removed.key] = nil }
-                        for record in stored.records {
-                            table[record.key] = record
-                            let uuids = table.values.compactMap(\.uuid)
-                            #expect(Set(uuids).count == uuids.count, "a uuid on two rows: \(table.values.map { "\($0.key) \($0.uuid ?? "-")" })")
-                        }
-                    case .recordsDeleted(let deleted):
-                        for record in deleted.records { table[record.key] = nil }
-                    default: Issue.record("\(event)")
-                    }
-                }
+                Self.apply(events, to: &table)
                 // A batch decided ahead folds the events of the one before it: the same rows.
-                #expect(HealthIngestDecider.fold(events, from: before) == read(table, for: command))
+                #expect(HealthIngestDecider.fold(events, from: before) == Self.read(table, for: command))
                 // Every item sent is stored as its last content, unless a later item took its row;
                 // no deleted item is left.
                 let kept = command.records.filter { $0.uuid.map(command.deletions.contains) != true }
@@ -135,10 +169,10 @@ import Testing
                 #expect(tally.inserted + tally.updated + tally.duplicates == kept.count)
                 #expect(tally.deleted + tally.unknownDeletions == command.deletions.count && tally.deleted <= Set(command.deletions).count)
                 // Sent again, with or without what it deleted, it adds nothing and counts so.
-                #expect(try HealthIngestDecider.decide(read(table, for: command), command, Self.time).isEmpty)
+                #expect(try HealthIngestDecider.decide(Self.read(table, for: command), command, Self.time).isEmpty)
                 let again = HealthIngestDecider.Command(deviceId: nil, records: kept, deletions: [])
-                #expect(try HealthIngestDecider.decide(read(table, for: again), again, Self.time).isEmpty)
-                let recount = HealthIngestDecider.tally(read(table, for: again), again)
+                #expect(try HealthIngestDecider.decide(Self.read(table, for: again), again, Self.time).isEmpty)
+                let recount = HealthIngestDecider.tally(Self.read(table, for: again), again)
                 #expect([recount.inserted, recount.updated, recount.duplicates] as [Int] == [0, 0, kept.count],
                         "\(table.values.map { "\($0.key) \($0.uuid ?? "-") \($0.value ?? 0)" }) <- \(kept.map { "\($0.key) \($0.uuid ?? "-") \($0.value ?? 0)" }) \(recount.replaced)")
                 changed += events.isEmpty ? 0 : 1

@@ -146,11 +146,23 @@ import Testing
         var changed = 0
         for _ in 0..<1_000 {
             var table: Table = [:]
+            // Later batches' reads made before this one is stored, with what was stored since.
+            var behind: [(command: HealthIngestDecider.Command, read: HealthIngestDecider.State, since: [HealthEvent])] = []
             for _ in 0..<(1 + next(6)) {
                 let command = batch()
+                let later = batch()
+                behind.append((later, Self.read(table, for: later), []))
                 let before = Self.read(table, for: command)
                 let events = try HealthIngestDecider.decide(before, command, Self.time)
                 Self.apply(events, to: &table)
+                // A batch decided on the batches ahead of it (`decidePipelined`) folds only the
+                // items it could be onto its early read: the rows a read made now finds.
+                for index in behind.indices {
+                    behind[index].since += events
+                    let (later, early, since) = behind[index]
+                    #expect(HealthIngestDecider.fold(since, onto: early, for: later) == Self.read(table, for: later))
+                }
+                if behind.count > 3 { behind.removeFirst() }
                 // A batch decided ahead folds the events of the one before it: the same rows.
                 #expect(HealthIngestDecider.fold(events, from: before) == Self.read(table, for: command))
                 // Every item sent is stored as its last content, unless a later item took its row;

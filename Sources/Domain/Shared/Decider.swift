@@ -45,11 +45,19 @@ public protocol Decider {
     static var initial: State { get }
     static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [Event]
     static func evolve(_ state: State, _ event: Event) -> State
+    /// `state`, read for `command`'s decision, with `events` stored after it was read: what
+    /// `command` is decided on. By default the fold; a decider whose state is read only in part
+    /// (the items a batch could be) may keep that part.
+    static func fold(_ events: [Event], onto state: State, for command: Command) -> State
 }
 
 extension Decider {
     /// The state after `events`, from the initial one.
     public static func fold(_ events: [Event], from state: State = initial) -> State {
         events.reduce(state, evolve)
+    }
+
+    public static func fold(_ events: [Event], onto state: State, for command: Command) -> State {
+        fold(events, from: state)
     }
 }

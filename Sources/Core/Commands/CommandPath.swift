@@ -11,6 +11,7 @@ public struct CommandPath: Sendable {
     public let store: PostgresEventStore
     let maxAttempts: Int
     let queue = StreamQueue()
+    let pipeline = DecisionPipeline()
 
     public init(store: PostgresEventStore, maxAttempts: Int = 40) {
         self.store = store
@@ -76,14 +77,21 @@ public struct CommandPath: Sendable {
         also: PostgresEventStore.AlsoInTransaction? = nil,
         load: () async throws -> Loaded<D.State>
     ) async throws -> Decision<D.State> {
-        let replay = Decision<D.State>(outcome: Outcome(appended: [], replayed: true)) { nil }
+        try await answeringRetries(context, stream: stream, replay: Decision<D.State>(outcome: Outcome(appended: [], replayed: true)) { nil }) {
+            try await queue.serialized(stream.id) {
+                try await decideAndAppend(decider, stream: stream, command: command, context: context, time: time, also: also, load: load)
+            }
+        }
+    }
+
+    /// `work`, or `replay` when this very request (its Idempotency-Key) was stored before it
+    /// started or while it ran.
+    func answeringRetries<T>(_ context: CommandContext, stream: StreamName, replay: T, _ work: () async throws -> T) async throws -> T {
         if context.idempotencySeed != nil, try await store.isStored(eventId: context.eventId(0)) {
             return replay
         }
         do {
-            return try await queue.serialized(stream.id) {
-                try await decideAndAppend(decider, stream: stream, command: command, context: context, time: time, also: also, load: load)
-            }
+            return try await work()
         } catch let error as ResourceError where context.idempotencySeed != nil {
             // A first attempt of this request that committed while this one was deciding (a
             // retry running beside it) makes its create a conflict: it is this request's own
@@ -96,7 +104,7 @@ public struct CommandPath: Sendable {
         }
     }
 
-    private func decideAndAppend<D: Decider>(
+    func decideAndAppend<D: Decider>(
         _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
         also: PostgresEventStore.AlsoInTransaction?, load: () async throws -> Loaded<D.State>
     ) async throws -> Decision<D.State> {

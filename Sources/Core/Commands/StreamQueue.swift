@@ -39,7 +39,9 @@ final class StreamQueue: Sendable {
         }
     }
 
-    private func acquire(_ stream: String) async throws {
+    /// Waits for `stream`'s turn (`release` hands it on): for a command that holds two turns at
+    /// once (`CommandPath.decidePipelined`).
+    func acquire(_ stream: String) async throws {
         let id: UInt64? = state.withLock { state in
             guard state.busy.contains(stream) else {
                 state.busy.insert(stream)
@@ -76,7 +78,7 @@ final class StreamQueue: Sendable {
     }
 
     /// Hands the stream to the next waiter, still busy, or frees it.
-    private func release(_ stream: String) {
+    func release(_ stream: String) {
         let next: Waiter? = state.withLock { state in
             guard var queue = state.waiting[stream], !queue.isEmpty else {
                 state.busy.remove(stream)

@@ -26,33 +26,30 @@ public struct HealthService: AreaService {
     /// stored whole or not at all; a batch of thousands is a handful of statements.
     public func ingest(_ context: CommandContext, deviceId: UUID?, _ intake: HealthIntake, format: String) async throws -> HealthIngestionReport {
         let batch = try await checkedCommand(context.userId, deviceId: deviceId, intake, format: format)
-        // A batch with nothing new (a re-sent sync, a retry of a stored request) is answered from
-        // one read, without a turn in the queue of the user's batches: the state it read already
-        // holds all of it, so it is answered as of that state, as the queue would have.
-        let early = try await decisionState(context.userId, batch)
-        if try HealthIngestDecider.decide(early.state, batch.command, batch.time).isEmpty {
-            return try await report(batch, decidedOn: early.state, outcome: CommandPath.Outcome(appended: [], replayed: false))
-        }
-        // The state the successful attempt decided on: the answer's counts are its tally.
-        var decidedOn = HealthIngestDecider.initial
-        // That read is still the state when no batch of the user was stored since (a phone's
-        // batches, one after another): then its turn needs only the stream's version.
-        var unchecked: CommandPath.Loaded<HealthIngestDecider.State>? = early
-        let outcome = try await commands.run(
-            HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time
-        ) {
-            if let read = unchecked {
-                unchecked = nil
-                if try await commands.store.streamVersion(batch.stream.id) == read.streamVersion {
-                    decidedOn = read.state
+        return try await commands.pipelineActive(batch.stream) {
+            // A batch with nothing new (a re-sent sync, a retry of a stored request) is answered from
+            // one read, without a turn in the queue of the user's batches: the state it read already
+            // holds all of it, so it is answered as of that state, as the queue would have.
+            let early = try await decisionState(context.userId, batch)
+            if try HealthIngestDecider.decide(early.state, batch.command, batch.time).isEmpty {
+                return try await report(batch, decidedOn: early.state, outcome: CommandPath.Outcome(appended: [], replayed: false))
+            }
+            // Decided in its turn on that read, with the batches ahead of it that it did not see
+            // folded in, while the one ahead is still being stored (a sync's batches come four
+            // at a time): only the appends wait for one another.
+            var unread: CommandPath.Loaded<HealthIngestDecider.State>? = early
+            let (outcome, decidedOn) = try await commands.decidePipelined(
+                HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time
+            ) {
+                if let read = unread {
+                    unread = nil
                     return read
                 }
+                return try await decisionState(context.userId, batch)
             }
-            let loaded = try await decisionState(context.userId, batch)
-            decidedOn = loaded.state
-            return loaded
+            // The answer's counts are the tally of the state the stored decision was made on.
+            return try await report(batch, decidedOn: decidedOn ?? HealthIngestDecider.initial, outcome: outcome)
         }
-        return try await report(batch, decidedOn: decidedOn, outcome: outcome)
     }
 
     /// A batch decided while the one before it is still being stored (an import's batches, one

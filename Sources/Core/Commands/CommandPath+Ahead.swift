@@ -35,7 +35,7 @@ extension CommandPath {
         if let previous {
             switch loaded.streamVersion {
             case previous.leaves: break  // its append committed before the read
-            case previous.expected: state = D.fold(previous.decided, from: state)
+            case previous.expected: state = D.fold(previous.decided, onto: state, for: command)
             default:
                 throw EventStoreError.wrongExpectedVersion(stream: stream.id, expected: .exact(previous.leaves), actual: loaded.streamVersion)
             }

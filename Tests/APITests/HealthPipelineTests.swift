@@ -172,6 +172,23 @@ import TestSupport
         }
     }
 
+    /// A batch sent with If-Match (no app does; the command path takes it) is stored at that
+    /// version of the user's log and refused at another.
+    @Test func aBatchWithIfMatchIsStoredOnlyAtThatVersion() async throws {
+        try await AppHarness.with(now: ISO8601DateFormatter().date(from: "2024-06-02T10:00:00Z") ?? Date()) { harness, http in
+            let owner = try #require(try await harness.registeredUser(http, "pipeline-if-match@example.com"))
+            let health = harness.services.health
+            let first = try await health.ingest(CommandContext(userId: owner), deviceId: nil, Self.intake([1: 61]), format: "native")
+            let version = try await health.commands.store.streamVersion(health.samplesStream(owner).id)
+            await #expect(throws: ResourceError.self) {
+                try await health.ingest(CommandContext(userId: owner, ifMatch: version + 1), deviceId: nil, Self.intake([2: 62]), format: "native")
+            }
+            let second = try await health.ingest(CommandContext(userId: owner, ifMatch: version), deviceId: nil, Self.intake([2: 62]), format: "native")
+            #expect([first.inserted, second.inserted] as [Int] == [1, 1])
+            #expect(try await harness.count("SELECT count(*) FROM rm_health_records WHERE owner_id = \(owner)") == 2)
+        }
+    }
+
     final class Flag: Sendable {
         let value = Mutex(false)
     }

@@ -5,10 +5,10 @@ import Foundation
 extension CommandPath {
     /// `decide`, for a stream whose commands come one after another in numbers (a phone's health
     /// batches): a command is decided while the one ahead of it is still being appended, on the
-    /// state that one leaves (its events folded in), so that only the appends wait for one
-    /// another. Each stream has two turns: deciding, then appending, each in arrival order, and
-    /// a command asks for its appending turn before it hands on its deciding turn, so the appends
-    /// keep the decisions' order. A command whose basis did not reach the log as decided (the
+    /// state that one leaves (its events folded in), so that each decision overlaps the append
+    /// before it. Each stream has two turns: deciding, then appending, each in arrival order, and
+    /// a command holds its deciding turn until it has its appending turn, so the appends keep
+    /// the decisions' order (and one decision at a time runs ahead of the appends). A command whose basis did not reach the log as decided (the
     /// one ahead failed, another writer came in between) is decided again on a fresh read in its
     /// appending turn, as `decide` would; the append at an exact version stays the guarantee.
     ///
@@ -22,8 +22,13 @@ extension CommandPath {
     ) async throws -> (outcome: Outcome, decidedOn: D.State?) {
         guard context.ifMatch == nil else {
             var decidedOn: D.State?
+            var first = true
             let outcome = try await run(decider, stream: stream, command: command, context: context, time: time) {
-                let loaded = try await load()
+                var loaded = try await load()
+                // The caller's first read may be from before the commands ahead: If-Match is
+                // compared with the stream as it is.
+                if first, try await store.streamVersion(stream.id) != loaded.streamVersion { loaded = try await load() }
+                first = false
                 decidedOn = loaded.state
                 return loaded
             }

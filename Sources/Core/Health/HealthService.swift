@@ -35,8 +35,8 @@ public struct HealthService: AreaService {
                 return try await report(batch, decidedOn: early.state, outcome: CommandPath.Outcome(appended: [], replayed: false))
             }
             // Decided in its turn on that read, with the batches ahead of it that it did not see
-            // folded in, while the one ahead is still being stored (a sync's batches come four
-            // at a time): only the appends wait for one another.
+            // folded in, while the one ahead is still being stored (a sync sends several at a
+            // time): each decision overlaps the append before it.
             var unread: CommandPath.Loaded<HealthIngestDecider.State>? = early
             let (outcome, decidedOn) = try await commands.decidePipelined(
                 HealthIngestDecider.self, stream: batch.stream, command: batch.command, context: context, time: batch.time

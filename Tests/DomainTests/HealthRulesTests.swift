@@ -75,7 +75,7 @@ import Testing
 
     /// What ingestion's read for `command` finds: the rows with one of its keys or uuids.
     static func read(_ table: Table, for command: HealthIngestDecider.Command) -> HealthIngestDecider.State {
-        let keys = Set(command.records.map(\.key)), uuids = Set(command.records.compactMap(\.uuid) + command.deletions)
+        let keys = Set(command.readKeys), uuids = Set(command.readUUIDs)
         return .init(records: table.values.filter { keys.contains($0.key) || $0.uuid.map(uuids.contains) == true })
     }
 

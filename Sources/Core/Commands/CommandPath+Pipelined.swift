@@ -8,14 +8,15 @@ extension CommandPath {
     /// state that one leaves (its events folded in), so that each decision overlaps the append
     /// before it. Each stream has two turns: deciding, then appending, each in arrival order, and
     /// a command holds its deciding turn until it has its appending turn, so the appends keep
-    /// the decisions' order (and one decision at a time runs ahead of the appends). A command whose basis did not reach the log as decided (the
-    /// one ahead failed, another writer came in between) is decided again on a fresh read in its
-    /// appending turn, as `decide` would; the append at an exact version stays the guarantee.
+    /// the decisions' order (and one decision at a time runs ahead of the appends). A command
+    /// whose basis did not reach the log as decided (the one ahead failed, another writer came in
+    /// between) is decided again on a fresh read in its appending turn, as `decide` would; the
+    /// append at an exact version stays the guarantee.
     ///
     /// `load` must read the state and the stream's version in one snapshot. Answers the outcome
-    /// and the state it was decided on (nil for a replay). Without If-Match only (an If-Match
-    /// request takes `decide`); call it inside `pipeline.active(stream.id)`, which keeps the
-    /// stream's decided commands for the reads made before they were stored.
+    /// and the state it was decided on (nil for a replay). An If-Match request takes `run`. Call
+    /// it inside `pipelineActive(stream)`, which keeps the stream's decided commands for the
+    /// reads made before they were stored.
     public func decidePipelined<D: Decider>(
         _ decider: D.Type, stream: StreamName, command: D.Command, context: CommandContext, time: DecisionTime,
         load: () async throws -> Loaded<D.State>
@@ -60,12 +61,12 @@ extension CommandPath {
                 loaded = try await load()
                 basis = pipeline.basis(stream.id, readAt: loaded.streamVersion, fresh: true)
             }
-            var ahead: [D.Event] = []
-            for pending in basis?.pending ?? [] {
-                guard let events = pending as? [D.Event] else { basis = nil; break }
-                ahead += events
-            }
-            let state = basis == nil || ahead.isEmpty ? loaded.state : D.fold(ahead, onto: loaded.state, for: command)
+            // Commands of another decider on the stream cannot be folded: then the read is taken
+            // as it is, and the command decided again in its turn.
+            let pending = basis?.pending.compactMap { $0 as? [D.Event] } ?? []
+            if pending.count != basis?.pending.count ?? 0 { basis = nil }
+            let ahead = basis == nil ? [] : pending.flatMap { $0 }
+            let state = ahead.isEmpty ? loaded.state : D.fold(ahead, onto: loaded.state, for: command)
             let events = try D.decide(state, command, time)
             if events.isEmpty, ahead.isEmpty {
                 queue.release(decidingTurn)

@@ -104,8 +104,8 @@ public struct HealthService: AreaService {
 
     /// The stored items the batch's items could be (by key or uuid), and the stream's version, read together.
     func decisionState(_ owner: UUID, _ batch: CheckedBatch) async throws -> CommandPath.Loaded<HealthIngestDecider.State> {
-        let keys = batch.checked.records.map(\.key), uuids = batch.checked.records.compactMap(\.uuid) + batch.checked.deletions
-        let (records, version) = try await health.decisionState(owner, streamId: batch.stream.id, keys: keys, uuids: uuids)
+        let (records, version) = try await health.decisionState(owner, streamId: batch.stream.id, keys: batch.command.readKeys,
+                                                                uuids: batch.command.readUUIDs)
         return .init(state: HealthIngestDecider.State(records: records), streamVersion: version)
     }
 

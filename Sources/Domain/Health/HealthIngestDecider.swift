@@ -65,6 +65,11 @@ public enum HealthIngestDecider: Decider {
             self.format = format
             self.storedOnDates = storedOnDates
         }
+
+        /// The stored items this batch could be, by key or by uuid: what its decision reads
+        /// (`HealthReadModel.decisionState`) and looks at, and nothing else.
+        public var readKeys: [String] { records.map(\.key) }
+        public var readUUIDs: [String] { records.compactMap(\.uuid) + deletions }
     }
 
     /// What a command does, item by item: the answer's counts and the events' content.
@@ -206,7 +211,7 @@ public enum HealthIngestDecider: Decider {
     /// a decision looks at no other, and a batch decided on the four ahead of it would otherwise
     /// copy their 20,000 items at every step (the fold, and the tally's table twice).
     public static func fold(_ events: [HealthEvent], onto state: State, for command: Command) -> State {
-        let keys = Set(command.records.map(\.key)), uuids = Set(command.records.compactMap(\.uuid) + command.deletions)
+        let keys = Set(command.readKeys), uuids = Set(command.readUUIDs)
         var state = state
         for event in events {
             state.apply(event) { keys.contains($0.key) || $0.uuid.map(uuids.contains) == true }

@@ -132,10 +132,12 @@ class Client:
             response = conn.getresponse()
             status = response.status
             h = response.headers
+            # Known before the body is read: an answer cut off mid-body still names who sent it.
+            a.served_by = h.get(INSTANCE_HEADER)
             raw = response.read()
             a.status, a.raw = status, raw
             a.retry_after, a.etag = h.get("Retry-After"), h.get("ETag")
-            a.replayed, a.served_by = h.get("Idempotent-Replayed"), h.get(INSTANCE_HEADER)
+            a.replayed = h.get("Idempotent-Replayed")
             if raw and "json" in (h.get("Content-Type") or ""):
                 try:
                     a.body = json.loads(raw)
@@ -1090,7 +1092,10 @@ def check_answers(client, checks, kill_info, victim, window, facts):
             continue
         in_flight = (kill_at is not None and served in (victim, None) and sent <= marked
                      and kill_at - 0.05 <= answered <= kill_at + window)
-        if in_flight and status in (502, 503, 504):
+        # An answer the killed process had begun (its head forwarded, its body cut off by the kill)
+        # is as much in flight as one haproxy answers 502 for; the client retries it with its key.
+        cut_off = status == "IncompleteRead" and served == victim
+        if in_flight and (status in (502, 503, 504) or cut_off):
             allowed[(status, method + " " + ("/api/v1/habits/{id}/logs" if path.endswith("/logs") else
                                             "/api/v1/tasks/{id}/complete" if path.endswith("/complete") else
                                             "/api/v1/savings/goals/{id}/transactions" if "/savings/goals/" in path else path))] += 1
@@ -1100,10 +1105,10 @@ def check_answers(client, checks, kill_info, victim, window, facts):
     facts["answers"] = statuses
     facts["allowed 5xx"] = sum(allowed.values())
     checks.add("no 5xx but those in flight on the killed instance", not bad,
-               "%d answers 502 from haproxy, each for a request instance %s had taken when it was killed (%s); sent from "
+               "%d answers 502 from haproxy (or begun by the instance and cut off by the kill), each for a request instance %s had taken when it was killed (%s); sent from "
                "%.2f s before the kill to %.2f s after it (haproxy marked it down %.2f s after the kill; requests it sent there "
                "meanwhile on new connections were refused and went to the other instance)"
-               % (sum(allowed.values()), victim, ", ".join("%s %s: %d" % (k[0], k[1], v) for k, v in sorted(allowed.items())),
+               % (sum(allowed.values()), victim, ", ".join("%s %s: %d" % (k[0], k[1], v) for k, v in sorted(allowed.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))),
                   -min(late) if late else 0, max(late) if late else 0, (marked - kill_at) if kill_at is not None else 0),
                "%d other 5xx or unanswered requests%s" % (len(bad), (": %s" % bad[:8]) if bad else ""))
 

@@ -114,6 +114,53 @@ import TestSupport
         }
     }
 
+    /// One user's receiver that takes 5 s holds its own push, not the lane's claim: the pushes
+    /// queued behind it to another user's receiver arrive meanwhile (a lane that waited for every
+    /// POST of a claim before claiming again held them all for the slow one).
+    @Test func aSlowReceiverHoldsItsOwnPushNotThoseQueuedBehindIt() async throws {
+        try await WebhookReceiver.with(statuses: [999]) { slow, slowURL in
+            try await WebhookReceiver.with { fast, fastURL in
+                try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                    // The slow receiver's push first in the queue, ten to the fast one behind it.
+                    var queue: [(String, Int)] = [(slowURL, 1)]
+                    queue.append((fastURL, 10))
+                    for (n, (url, count)) in queue.enumerated() {
+                        let token = try #require(try await http.register("queued-\(n)@example.com").string("access_token"))
+                        let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: token,
+                                                                    json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
+                        let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+                        for k in 0..<count {
+                            try await harness.client.query("""
+                                INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                                             endpoint_id, next_attempt_at, created_at)
+                                VALUES (gen_random_uuid(), \(me), \("event/\(n)/\(k)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
+                                        \(UUID(uuidString: hook)), \(n == 0 ? "-infinity" : "2024-05-01T00:00:00Z")::timestamptz, now())
+                                """)
+                        }
+                    }
+                    try await ReminderJobTests.withJob(harness) { job in
+                        let started = ContinuousClock.now
+                        let arrived = try await withThrowingTaskGroup(of: Duration?.self) { group in
+                            group.addTask {
+                                let (delivered, failed) = try await job.deliver(lanes: 1, claimSize: 4)
+                                #expect(delivered == 11 && failed == 0)
+                                return nil
+                            }
+                            while fast.requests.count < 10, ContinuousClock.now - started < .seconds(10) {
+                                try await Task.sleep(for: .milliseconds(20))
+                            }
+                            let arrived = ContinuousClock.now - started
+                            try await group.waitForAll()
+                            return arrived
+                        }
+                        #expect(fast.requests.count == 10 && slow.requests.count == 1)
+                        #expect(arrived < .seconds(4), "the fast receiver's pushes arrived after \(arrived), behind the slow one's 5 s")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aSlowReceiverCostsAPushItsTimeLimitNotMore() async throws {
         try await WebhookReceiver.with(statuses: [999]) { _, url in
             let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(1))

@@ -114,6 +114,22 @@ import TestSupport
         }
     }
 
+    /// A user with an event webhook to `url` and `count` event pushes queued for it, due at `due`.
+    static func queued(_ harness: AppHarness, _ http: any TestClientProtocol, _ email: String, url: String, count: Int, due: String) async throws {
+        let token = try #require(try await http.register(email).string("access_token"))
+        let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: token,
+                                                    json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
+        let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+        for k in 0..<count {
+            try await harness.client.query("""
+                INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
+                                             endpoint_id, next_attempt_at, created_at)
+                VALUES (gen_random_uuid(), \(me), \("event/\(email)/\(k)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
+                        \(UUID(uuidString: hook)), \(due)::timestamptz, now())
+                """)
+        }
+    }
+
     /// One user's receiver that takes 5 s holds its own push, not the lane's claim: the pushes
     /// queued behind it to another user's receiver arrive meanwhile (a lane that waited for every
     /// POST of a claim before claiming again held them all for the slow one).
@@ -122,29 +138,14 @@ import TestSupport
             try await WebhookReceiver.with { fast, fastURL in
                 try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
                     // The slow receiver's push first in the queue, ten to the fast one behind it.
-                    var queue: [(String, Int)] = [(slowURL, 1)]
-                    queue.append((fastURL, 10))
-                    for (n, (url, count)) in queue.enumerated() {
-                        let token = try #require(try await http.register("queued-\(n)@example.com").string("access_token"))
-                        let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: token,
-                                                                    json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
-                        let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
-                        for k in 0..<count {
-                            try await harness.client.query("""
-                                INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
-                                                             endpoint_id, next_attempt_at, created_at)
-                                VALUES (gen_random_uuid(), \(me), \("event/\(n)/\(k)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
-                                        \(UUID(uuidString: hook)), \(n == 0 ? "-infinity" : "2024-05-01T00:00:00Z")::timestamptz, now())
-                                """)
-                        }
-                    }
+                    try await Self.queued(harness, http, "slow@example.com", url: slowURL, count: 1, due: "-infinity")
+                    try await Self.queued(harness, http, "fast@example.com", url: fastURL, count: 10, due: "2024-05-01T00:00:00Z")
                     try await ReminderJobTests.withJob(harness) { job in
                         let started = ContinuousClock.now
-                        let arrived = try await withThrowingTaskGroup(of: Duration?.self) { group in
+                        let arrived = try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
                                 let (delivered, failed) = try await job.deliver(lanes: 1, claimSize: 4)
                                 #expect(delivered == 11 && failed == 0)
-                                return nil
                             }
                             while fast.requests.count < 10, ContinuousClock.now - started < .seconds(10) {
                                 try await Task.sleep(for: .milliseconds(20))
@@ -155,6 +156,41 @@ import TestSupport
                         }
                         #expect(fast.requests.count == 10 && slow.requests.count == 1)
                         #expect(arrived < .seconds(4), "the fast receiver's pushes arrived after \(arrived), behind the slow one's 5 s")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A push that falls due while a slow receiver holds the last one out goes out meanwhile,
+    /// not after that receiver's answer (a lane that had found nothing more to claim waited for
+    /// its last POSTs, up to their 20 s, and the run ended without the new push).
+    @Test func aPushDueWhileASlowReceiverHoldsItsOwnGoesOutMeanwhile() async throws {
+        try await WebhookReceiver.with(statuses: [999]) { slow, slowURL in
+            try await WebhookReceiver.with { fast, fastURL in
+                try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
+                    try await Self.queued(harness, http, "slow@example.com", url: slowURL, count: 1, due: "-infinity")
+                    try await ReminderJobTests.withJob(harness) { job in
+                        let (waited, total) = try await withThrowingTaskGroup(of: (Int, Int)?.self) { group in
+                            group.addTask { try await job.deliver() }
+                            // Once the slow push is out, another user's event falls due.
+                            let started = ContinuousClock.now
+                            while slow.requests.isEmpty, ContinuousClock.now - started < .seconds(10) {
+                                try await Task.sleep(for: .milliseconds(20))
+                            }
+                            try await Self.queued(harness, http, "fast@example.com", url: fastURL, count: 1, due: "2024-05-01T00:00:00Z")
+                            let queued = ContinuousClock.now
+                            while fast.requests.isEmpty, ContinuousClock.now - queued < .seconds(10) {
+                                try await Task.sleep(for: .milliseconds(20))
+                            }
+                            let waited = ContinuousClock.now - queued
+                            var total: (Int, Int)?
+                            for try await result in group { total = total ?? result }
+                            return (waited, total)
+                        }
+                        #expect(fast.requests.count == 1 && slow.requests.count == 1)
+                        #expect(waited < .seconds(3), "the new push went out \(waited) after it fell due, behind the slow receiver's 5 s")
+                        #expect(total?.0 == 2 && total?.1 == 0, "both pushed in one run: \(String(describing: total))")
                     }
                 }
             }

@@ -139,8 +139,9 @@ public struct ReminderJob: Sendable {
         var claims = 0
         var exhausted = false
         var firstError: (any Error)?
-        await withTaskGroup(of: (ReminderOutboxStore.Claimed, WebhookSender.Outcome).self) { group in
+        await withTaskGroup(of: LaneEvent.self) { group in
             var inFlight = 0
+            var looking = false
             var answered: [(ReminderOutboxStore.Claimed, WebhookSender.Outcome)] = []
             while true {
                 if !exhausted, firstError == nil, window - inFlight >= refill {
@@ -156,15 +157,30 @@ public struct ReminderJob: Sendable {
                         var batch = try await outbox.claim(limit: limit, now: clock.now(), lease: 120, after: from)
                         if batch.isEmpty, from != nil { batch = try await outbox.claim(limit: limit, now: clock.now(), lease: 120, after: nil) }
                         if let last = batch.last { cursor = last.cursor } else { exhausted = true }
-                        for claimed in batch { group.addTask { (claimed, await send(claimed)) } }
+                        for claimed in batch { group.addTask { .answered(claimed, await send(claimed)) } }
                         inFlight += batch.count
                     } catch {
                         firstError = error
                     }
                 }
+                // The last claim did not fill the window (nothing more was due), but a slow
+                // receiver may hold a push for up to 20 s: look again every second meanwhile, so
+                // what falls due now (another user's event webhook) does not wait for its answer.
+                if firstError == nil, inFlight > 0, window - inFlight >= refill, !looking {
+                    looking = true
+                    group.addTask {
+                        try? await Task.sleep(for: Self.lookAgain)
+                        return .lookAgain
+                    }
+                }
                 guard inFlight > 0, let next = await group.next() else { break }
+                guard case .answered(let claimed, let outcome) = next else {
+                    looking = false
+                    exhausted = false
+                    continue
+                }
                 inFlight -= 1
-                answered.append(next)
+                answered.append((claimed, outcome))
                 // Recorded when the lane claims again (half the window answered) and at its end.
                 guard answered.count >= refill || inFlight == 0 else { continue }
                 do {
@@ -176,10 +192,21 @@ public struct ReminderJob: Sendable {
                 }
                 answered = []
             }
+            // A look still waiting has nothing left to look for.
+            group.cancelAll()
         }
         if let firstError { throw firstError }
         return (delivered, failed)
     }
+
+    /// What a lane waits for: a push's answer, or the time to look for newly due rows.
+    enum LaneEvent: Sendable {
+        case answered(ReminderOutboxStore.Claimed, WebhookSender.Outcome)
+        case lookAgain
+    }
+
+    /// How often a lane with nothing left to claim looks again while its last pushes are out.
+    static let lookAgain: Duration = .seconds(1)
 
     /// One set of answers: the 2xx in one statement, each failure with its retry.
     func record(_ outcomes: [(ReminderOutboxStore.Claimed, WebhookSender.Outcome)]) async throws -> (delivered: Int, failed: Int) {

@@ -106,7 +106,7 @@ public struct ReminderJob: Sendable {
     /// push held the rate at a tenth of the bare POSTs'). Beyond the client's 64 connections to one host, a
     /// POST waits for one within its own time limit. A lane that fails does not stop the others
     /// mid-claim: the first error is thrown once every lane has finished.
-    public func deliver(lanes: Int = 4, claimSize: Int = 64) async throws -> (Int, Int) {
+    public func deliver(lanes: Int = 2, claimSize: Int = 128) async throws -> (Int, Int) {
         let results = await withTaskGroup(of: Result<(Int, Int), any Error>.self) { group in
             for _ in 0..<max(1, lanes) {
                 group.addTask {

@@ -21,9 +21,10 @@ struct ReminderLoad: AsyncParsableCommand {
         commandName: "reminders", abstract: "Plan a morning for many users and push every reminder to a local webhook receiver.")
     @OptionGroup var options: Options
     @Option(help: "Users to seed.") var users = 10_000
-    @Option(help: "Delivery lanes (claims in flight at once), as the job takes them.") var lanes = 4
-    @Option(help: "Rows a claim takes, as the job takes them.") var claimSize = 64
+    @Option(help: "Delivery lanes (claims in flight at once), as the job takes them.") var lanes = 2
+    @Option(help: "POSTs a lane keeps out (it claims again at half), as the job takes them.") var claimSize = 128
     @Option(help: "POSTs in flight for the floor.") var floorWindow = 64
+    @Option(help: "Every Nth user's receiver takes 2 s to answer (0: none), as a receiver that is slow or far away.") var slowEvery = 0
 
     /// The bench's clock, moved by hand.
     final class Clock: WallClock, Sendable {
@@ -48,6 +49,12 @@ struct ReminderLoad: AsyncParsableCommand {
         let router = Router()
         router.post("hook") { request, _ -> Response in
             let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
+            receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
+            return Response(status: .noContent)
+        }
+        router.post("slow") { request, _ -> Response in
+            let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
+            try await Task.sleep(for: .seconds(2))
             receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
             return Response(status: .noContent)
         }
@@ -144,7 +151,7 @@ struct ReminderLoad: AsyncParsableCommand {
                     _ = try await tasks.create(context, try TaskDefinition.validated(from: TaskDraft(title: "Pay rent", dueDate: "2026-06-01")).get())
                     let goal = try await savings.create(context, try NewSavingsGoal.validated(from: SavingsGoalDraft(name: "Trip", currency: "EUR")).get())
                     _ = try await savings.setPlan(context, goal.goal.id, try Checked(reading: SavingsPlanDraft(amount: "100", anchorDay: .day(6), startMonth: "2026-06")))
-                    try await endpoints.setReminders(userId, url: hook, newSecret: WebhookSender.newSecret(), now: clock.now())
+                    try await endpoints.setReminders(userId, url: slowEvery > 0 && index % slowEvery == 0 ? hook.replacingOccurrences(of: "/hook", with: "/slow") : hook, newSecret: WebhookSender.newSecret(), now: clock.now())
                 }
             }
             try await group.waitForAll()

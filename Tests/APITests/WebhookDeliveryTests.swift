@@ -114,18 +114,23 @@ import TestSupport
         }
     }
 
-    /// A user with an event webhook to `url` and `count` event pushes queued for it, due at `due`.
-    static func queued(_ harness: AppHarness, _ http: any TestClientProtocol, _ email: String, url: String, count: Int, due: String) async throws {
+    /// A user with an event webhook to `url`: the user's id and the webhook's.
+    static func withEventWebhook(_ http: any TestClientProtocol, _ email: String, url: String) async throws -> (UUID, UUID) {
         let token = try #require(try await http.register(email).string("access_token"))
         let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: token,
                                                     json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
         let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
+        return (me, try #require(UUID(uuidString: hook)))
+    }
+
+    /// `count` event pushes queued for a user's webhook, due at `due`.
+    static func queue(_ harness: AppHarness, _ webhook: (user: UUID, hook: UUID), count: Int, due: String) async throws {
         for k in 0..<count {
             try await harness.client.query("""
                 INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
                                              endpoint_id, next_attempt_at, created_at)
-                VALUES (gen_random_uuid(), \(me), \("event/\(email)/\(k)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
-                        \(UUID(uuidString: hook)), \(due)::timestamptz, now())
+                VALUES (gen_random_uuid(), \(webhook.user), \("event/\(webhook.hook)/\(k)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
+                        \(webhook.hook), \(due)::timestamptz, now())
                 """)
         }
     }
@@ -138,8 +143,8 @@ import TestSupport
             try await WebhookReceiver.with { fast, fastURL in
                 try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
                     // The slow receiver's push first in the queue, ten to the fast one behind it.
-                    try await Self.queued(harness, http, "slow@example.com", url: slowURL, count: 1, due: "-infinity")
-                    try await Self.queued(harness, http, "fast@example.com", url: fastURL, count: 10, due: "2024-05-01T00:00:00Z")
+                    try await Self.queue(harness, try await Self.withEventWebhook(http, "slow@example.com", url: slowURL), count: 1, due: "-infinity")
+                    try await Self.queue(harness, try await Self.withEventWebhook(http, "fast@example.com", url: fastURL), count: 10, due: "2024-05-01T00:00:00Z")
                     try await ReminderJobTests.withJob(harness) { job in
                         let started = ContinuousClock.now
                         let arrived = try await withThrowingTaskGroup(of: Void.self) { group in
@@ -169,7 +174,9 @@ import TestSupport
         try await WebhookReceiver.with(statuses: [999]) { slow, slowURL in
             try await WebhookReceiver.with { fast, fastURL in
                 try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
-                    try await Self.queued(harness, http, "slow@example.com", url: slowURL, count: 1, due: "-infinity")
+                    try await Self.queue(harness, try await Self.withEventWebhook(http, "slow@example.com", url: slowURL), count: 1, due: "-infinity")
+                    // The other user and their webhook exist before the run: only the push is queued during it.
+                    let other = try await Self.withEventWebhook(http, "fast@example.com", url: fastURL)
                     try await ReminderJobTests.withJob(harness) { job in
                         let (waited, total) = try await withThrowingTaskGroup(of: (Int, Int)?.self) { group in
                             group.addTask { try await job.deliver() }
@@ -178,7 +185,7 @@ import TestSupport
                             while slow.requests.isEmpty, ContinuousClock.now - started < .seconds(10) {
                                 try await Task.sleep(for: .milliseconds(20))
                             }
-                            try await Self.queued(harness, http, "fast@example.com", url: fastURL, count: 1, due: "2024-05-01T00:00:00Z")
+                            try await Self.queue(harness, other, count: 1, due: "2024-05-01T00:00:00Z")
                             let queued = ContinuousClock.now
                             while fast.requests.isEmpty, ContinuousClock.now - queued < .seconds(10) {
                                 try await Task.sleep(for: .milliseconds(20))

@@ -129,8 +129,10 @@ public struct ReminderJob: Sendable {
     /// of them have been answered, their answers are recorded and as many rows claimed again
     /// while the other half is still out, so the lane never stands idle at the end of a claim
     /// (issue 30). The claim and the records run in the lane's own task, never in a child that
-    /// could be cancelled mid-read. When a statement fails, the lane claims nothing more, lets
-    /// the POSTs already out finish and records them, then throws.
+    /// could be cancelled mid-read. While a claim has not filled the window and pushes are still
+    /// out (a slow receiver's), the lane looks for newly due rows every second. When a statement
+    /// fails, the lane claims nothing more, lets the POSTs already out finish and records them,
+    /// then throws.
     func deliverLane(claimSize: Int) async throws -> (Int, Int) {
         let window = max(1, claimSize)
         let refill = max(1, window / 2)

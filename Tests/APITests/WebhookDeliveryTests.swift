@@ -33,20 +33,10 @@ import TestSupport
     @Test func aRemovedWebhooksLeftoversNeverBlockOtherUsersPushes() async throws {
         try await WebhookReceiver.with { receiver, url in
             try await AppHarness.with(now: Self.at("2024-05-02T10:00:00Z"), allowPrivateWebhooks: true) { harness, http in
-                let a = try #require(try await http.register("leaver@example.com").string("access_token"))
-                let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: a,
-                                                            json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
-                let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: a).string("id") ?? ""))
+                let leaver = try await Self.withEventWebhook(http, "leaver@example.com", url: url)
                 // 70 events queued for it, ahead of anything else, then the webhook is removed.
-                for n in 0..<70 {
-                    try await harness.client.query("""
-                        INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,
-                                                     endpoint_id, next_attempt_at, created_at)
-                        VALUES (gen_random_uuid(), \(me), \("event/x/\(n)"), 'event', 'task.completed', 't', now(), '', '', '', '{}', 'pending',
-                                \(UUID(uuidString: hook)), '-infinity', now())
-                        """)
-                }
-                #expect(try await http.call(.delete, "/api/v1/webhooks/\(hook)", token: a).status == .noContent)
+                try await Self.queue(harness, leaver, count: 70, due: "-infinity")
+                #expect(try await http.call(.delete, "/api/v1/webhooks/\(leaver.hook)", token: leaver.token).status == .noContent)
                 #expect(try await harness.count("SELECT count(*) FROM reminder_outbox WHERE status = 'failed' AND last_error = 'webhook removed'") == 70)
                 _ = try await Self.planned(harness, http, "stayer@example.com", url: url)
                 try await ReminderJobTests.withJob(harness) { job in
@@ -114,17 +104,17 @@ import TestSupport
         }
     }
 
-    /// A user with an event webhook to `url`: the user's id and the webhook's.
-    static func withEventWebhook(_ http: any TestClientProtocol, _ email: String, url: String) async throws -> (UUID, UUID) {
+    /// A user with an event webhook to `url`: the user's token and id, and the webhook's id.
+    static func withEventWebhook(_ http: any TestClientProtocol, _ email: String, url: String) async throws -> (token: String, user: UUID, hook: UUID) {
         let token = try #require(try await http.register(email).string("access_token"))
         let hook = try #require(try await http.call(.post, "/api/v1/webhooks", token: token,
                                                     json: #"{"url":"\#(url)","events":["task.completed"]}"#).string("id"))
         let me = try #require(UUID(uuidString: try await http.call(.get, "/api/v1/me", token: token).string("id") ?? ""))
-        return (me, try #require(UUID(uuidString: hook)))
+        return (token, me, try #require(UUID(uuidString: hook)))
     }
 
     /// `count` event pushes queued for a user's webhook, due at `due`.
-    static func queue(_ harness: AppHarness, _ webhook: (user: UUID, hook: UUID), count: Int, due: String) async throws {
+    static func queue(_ harness: AppHarness, _ webhook: (token: String, user: UUID, hook: UUID), count: Int, due: String) async throws {
         for k in 0..<count {
             try await harness.client.query("""
                 INSERT INTO reminder_outbox (id, user_id, key, channel, kind, subject, due_at, due_local, title, body, data, status,

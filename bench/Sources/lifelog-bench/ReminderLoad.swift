@@ -21,7 +21,7 @@ struct ReminderLoad: AsyncParsableCommand {
         commandName: "reminders", abstract: "Plan a morning for many users and push every reminder to a local webhook receiver.")
     @OptionGroup var options: Options
     @Option(help: "Users to seed.") var users = 10_000
-    @Option(help: "Delivery lanes (claims in flight at once), as the job takes them.") var lanes = 2
+    @Option(help: "Delivery lanes, as the job runs them.") var lanes = 2
     @Option(help: "POSTs a lane keeps out (it claims again at half), as the job takes them.") var claimSize = 128
     @Option(help: "POSTs in flight for the floor.") var floorWindow = 64
     @Option(help: "Every Nth user's receiver takes 2 s to answer (0: none), as a receiver that is slow or far away.") var slowEvery = 0
@@ -47,16 +47,14 @@ struct ReminderLoad: AsyncParsableCommand {
         let clock = Clock(Date(timeIntervalSince1970: 1_780_290_000))
         let receiver = Receiver()
         let router = Router()
-        router.post("hook") { request, _ -> Response in
-            let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
-            receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
-            return Response(status: .noContent)
-        }
-        router.post("slow") { request, _ -> Response in
-            let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
-            try await Task.sleep(for: .seconds(2))
-            receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
-            return Response(status: .noContent)
+        // `/slow` answers after 2 s (`--slow-every`), `/hook` at once.
+        for (path, delay) in [("hook", Duration.zero), ("slow", .seconds(2))] {
+            router.post(RouterPath(path)) { request, _ -> Response in
+                let id = HTTPField.Name("webhook-id").flatMap { request.headers[$0] } ?? ""
+                if delay > .zero { try await Task.sleep(for: delay) }
+                receiver.ids.withLock { $0.total += 1; $0.unique.insert(id) }
+                return Response(status: .noContent)
+            }
         }
         var quiet = Logger(label: "receiver")
         quiet.logLevel = .critical

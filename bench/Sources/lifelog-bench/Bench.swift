@@ -87,22 +87,32 @@ struct Appends: AsyncParsableCommand {
     @OptionGroup var floorOptions: FloorOptions
     @Option(help: "Appends per run.") var count = 10_000
 
-    enum Run { case floor, store, inline }
+    /// With the floor, each round also takes apart an append's time: pgbench sending the store's
+    /// own call (the append function's share), and a prepared `SELECT 1` through libpq, through
+    /// the store's client on one connection held throughout (the driver's share), and leasing a
+    /// connection from the pool for each, as the store does (the pool's share).
+    enum Run { case floor, store, inline, function, libpqTrip, heldTrip, clientTrip }
 
     func run() async throws {
         let logger = options.logger
         let (count, rounds) = (self.count, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
+        let scripts = URL(fileURLWithPath: floorOptions.pgbenchScript).deletingLastPathComponent()
         try await withClients(options, floorOptions: floorOptions, maximumConnections: 4) { floor, client in
             let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
             let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
             var floorRates = Series(label: "pgbench single-row INSERT")
             var storeRates = Series(label: "store API")
             var inlineRates = Series(label: "store API with inline projectors")
+            var functionRates = Series(label: "pgbench calling the append function")
+            var libpqTrips = Series(label: "prepared SELECT 1 through libpq (pgbench)")
+            var heldTrips = Series(label: "prepared SELECT 1 through the store's client, one connection held")
+            var clientTrips = Series(label: "prepared SELECT 1 through the store's client, a connection leased for each")
             print("appends: \(rounds) round(s) of \(count) sequential single-event appends per run, each run after a CHECKPOINT")
             for round in 0..<rounds {
                 var parts: [String] = []
-                for run in interleaved(round, measureFloor ? [Run.floor, .store, .inline] : [.store, .inline]) {
+                let runs: [Run] = measureFloor ? [.floor, .store, .inline, .function, .libpqTrip, .heldTrip, .clientTrip] : [.store, .inline]
+                for run in interleaved(round, runs) {
                     try await floor.checkpoint()
                     switch run {
                     case .floor:
@@ -114,6 +124,20 @@ struct Appends: AsyncParsableCommand {
                         if run == .store { storeRates.values.append(figures.rate) } else { inlineRates.values.append(figures.rate) }
                         parts.append(String(format: "%@ %.0f/s (p50 %.2f ms, p99 %.2f ms)", run == .store ? "store" : "inline",
                                             figures.rate, figures.p50, figures.p99))
+                    case .function:
+                        let rate = try await floor.pgbench(clients: 1, transactions: count, batch: 1,
+                                                           script: scripts.appendingPathComponent("append_function.sql").path, mode: "prepared")
+                        functionRates.values.append(rate)
+                        parts.append(String(format: "pgbench's append call %.0f/s", rate))
+                    case .libpqTrip:
+                        let rate = try await floor.pgbench(clients: 1, transactions: count, batch: 1,
+                                                           script: scripts.appendingPathComponent("select_one.sql").path, mode: "prepared")
+                        libpqTrips.values.append(1_000_000 / rate)
+                        parts.append(String(format: "SELECT 1 libpq %.0f µs", 1_000_000 / rate))
+                    case .heldTrip, .clientTrip:
+                        let micros = try await Self.roundTrips(client, count: count, leaseEach: run == .clientTrip, logger: logger)
+                        if run == .clientTrip { clientTrips.values.append(micros) } else { heldTrips.values.append(micros) }
+                        parts.append(String(format: "SELECT 1 store's client %.0f µs (%@)", micros, run == .clientTrip ? "leased each" : "held"))
                     }
                 }
                 print("  round \(round + 1): " + parts.joined(separator: ", "))
@@ -124,10 +148,56 @@ struct Appends: AsyncParsableCommand {
             if measureFloor {
                 print("  " + storeRates.ratioLine(to: floorRates, target: 0.85))
                 print("  " + inlineRates.ratioLine(to: floorRates))
+                Self.printShares(floor: floorRates, store: storeRates, function: functionRates, libpq: libpqTrips, held: heldTrips, leased: clientTrips)
             }
             print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",
                          (1 - inlineRates.median / max(storeRates.median, 1)) * 100))
         }
+    }
+
+    /// Where a sequential append's time goes beyond the INSERT's, from the rounds' medians: the
+    /// append function's statements (pgbench calling it, prepared, as the store does), the
+    /// driver's round trip against libpq's, and the pool's lease and release around each statement.
+    static func printShares(floor: Series, store: Series, function: Series, libpq: Series, held: Series, leased: Series) {
+        print("  " + function.line(unit: "calls/s"))
+        print("  " + function.ratioLine(to: floor))
+        print("  " + store.ratioLine(to: function))
+        for trips in [libpq, held, leased] { print("  " + trips.line(unit: "µs")) }
+        let insert = 1_000_000 / max(floor.median, 1), call = 1_000_000 / max(function.median, 1)
+        let driver = held.median - libpq.median, pool = leased.median - held.median
+        let append = 1_000_000 / max(store.median, 1)
+        print(String(format: "  a sequential append, median µs: the INSERT %.0f; the append function's call %.0f (%+.0f); the driver's round trip "
+                     + "%+.0f over libpq's; the pool's lease and release %+.0f; the rest (sealing, the answer) %+.0f; the store API %.0f",
+                     insert, call, call - insert, driver, pool, append - call - driver - pool, append))
+        print(String(format: "  so with this driver and pool the store API's ceiling is %.0f %% of the INSERT (its call plus the round trip's and the pool's costs)",
+                     100 * insert / (call + driver + pool)))
+    }
+
+    /// A prepared `SELECT 1`, sent as the store sends its append (from the connection's event
+    /// loop), on one connection held throughout or on a connection leased from the pool for each
+    /// (as the store does): microseconds a round trip.
+    static func roundTrips(_ client: PostgresClient, count: Int, leaseEach: Bool, logger: Logger) async throws -> Double {
+        let clock = ContinuousClock()
+        if leaseEach {
+            for _ in 0..<200 { _ = try await client.withConnection { try await $0.prepared(SelectOne(), logger: logger) } }  // warm-up
+            let started = clock.now
+            for _ in 0..<count { _ = try await client.withConnection { try await $0.prepared(SelectOne(), logger: logger) } }
+            return seconds(clock.now - started) * 1_000_000 / Double(count)
+        }
+        return try await client.withConnection { connection in
+            for _ in 0..<200 { _ = try await connection.prepared(SelectOne(), logger: logger) }
+            let started = clock.now
+            for _ in 0..<count { _ = try await connection.prepared(SelectOne(), logger: logger) }
+            return seconds(clock.now - started) * 1_000_000 / Double(count)
+        }
+    }
+
+    struct SelectOne: PostgresPreparedStatement {
+        static let name = "bench_select_one"
+        static let sql = "SELECT 1"
+        typealias Row = Int32
+        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// One stream, appended to at the version each append expects: the real write path.

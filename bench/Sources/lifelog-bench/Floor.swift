@@ -22,9 +22,18 @@ struct Floor {
 
     static let table = "pgbench_events"
 
-    /// A copy of `events` with its columns, defaults, constraints and indexes, but not its triggers.
+    /// The synthetic owner of bench/pgbench/append_function.sql's streams.
+    static let functionOwner = UUID(uuidString: "00000000-0000-4000-8000-0000000b0b0b") ?? UUID()
+
+    /// A copy of `events` with its columns, defaults, constraints and indexes, but not its triggers;
+    /// and a key row for the owner pgbench appends for through the append function (its byte is
+    /// no key: nothing opens what pgbench appends).
     func prepare() async throws {
         try await owner.run("CREATE TABLE IF NOT EXISTS pgbench_events (LIKE events INCLUDING ALL)", logger: logger)
+        try await owner.run("""
+            INSERT INTO owner_keys (owner_id, wrapped, wrapped_by) VALUES (\(Self.functionOwner), '\\x00'::bytea, 'pgbench')
+            ON CONFLICT (owner_id) DO NOTHING
+            """, logger: logger)
     }
 
     /// Every run starts from a clean slate: dirty pages written, the next WAL record after a fresh
@@ -34,13 +43,14 @@ struct Floor {
     }
 
     /// Runs pgbench: `clients` connections, each `transactions` transactions of one INSERT of
-    /// `batch` rows. Returns rows per second (pgbench's tps without connection time × batch).
-    func pgbench(clients: Int, transactions: Int, batch: Int) async throws -> Double {
+    /// `batch` rows (or of `script`, sent in `mode`). Returns rows per second (pgbench's tps
+    /// without connection time × batch).
+    func pgbench(clients: Int, transactions: Int, batch: Int, script: String? = nil, mode: String = "extended") async throws -> Double {
         guard let binary = options.pgbench else { throw ValidationError("--pgbench is required for the floor") }
         let arguments = [
-            "-n", "-M", "extended", "-c", "\(clients)", "-j", "\(min(clients, 2))", "-t", "\(transactions)",
+            "-n", "-M", mode, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-t", "\(transactions)",
             "-D", "v=0", "-D", "run=\(UInt32.random(in: 0...UInt32.max))", "-D", "batch=\(batch)",
-            "-f", options.pgbenchScript,
+            "-f", script ?? options.pgbenchScript,
             "postgresql://\(url.username)@\(url.host):\(url.port)/\(url.database)",
         ]
         let output = try await Self.runProcess(binary, arguments)

@@ -169,7 +169,7 @@ struct Appends: AsyncParsableCommand {
         print(String(format: "  a sequential append, median µs: the INSERT %.0f; the append function's call %.0f (%+.0f); the driver's round trip "
                      + "%+.0f over libpq's; the pool's lease and release %+.0f; the rest (sealing, the answer) %+.0f; the store API %.0f",
                      insert, call, call - insert, driver, pool, append - call - driver - pool, append))
-        print(String(format: "  so with this driver and pool the store API's ceiling is %.0f %% of the INSERT (its call plus the round trip's and the pool's costs)",
+        print(String(format: "  so this driver and pool leave the store API about %.0f %% of the INSERT (its call plus the round trip's and the pool's costs; an estimate from medians, not a bound)",
                      100 * insert / (call + driver + pool)))
     }
 

@@ -22,16 +22,17 @@ struct Floor {
 
     static let table = "pgbench_events"
 
-    /// The synthetic owner of bench/pgbench/append_function.sql's streams.
-    static let functionOwner = UUID(uuidString: "00000000-0000-4000-8000-0000000b0b0b") ?? UUID()
+    /// The synthetic owner of bench/pgbench/append_function.sql's streams (the same literal there).
+    static let functionOwner = "00000000-0000-4000-8000-0000000b0b0b"
 
     /// A copy of `events` with its columns, defaults, constraints and indexes, but not its triggers;
-    /// and a key row for the owner pgbench appends for through the append function (its byte is
-    /// no key: nothing opens what pgbench appends).
+    /// and a key row for the owner pgbench appends for through the append function. Its byte is no
+    /// key, so nothing can open what pgbench appends, and `serve` would refuse this database (a
+    /// key no server key unwraps): bench/run gives every benchmark a fresh database of its own.
     func prepare() async throws {
         try await owner.run("CREATE TABLE IF NOT EXISTS pgbench_events (LIKE events INCLUDING ALL)", logger: logger)
         try await owner.run("""
-            INSERT INTO owner_keys (owner_id, wrapped, wrapped_by) VALUES (\(Self.functionOwner), '\\x00'::bytea, 'pgbench')
+            INSERT INTO owner_keys (owner_id, wrapped, wrapped_by) VALUES (\(Self.functionOwner)::uuid, '\\x00'::bytea, 'pgbench')
             ON CONFLICT (owner_id) DO NOTHING
             """, logger: logger)
     }

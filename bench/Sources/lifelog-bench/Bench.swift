@@ -177,18 +177,19 @@ struct Appends: AsyncParsableCommand {
     /// loop), on one connection held throughout or on a connection leased from the pool for each
     /// (as the store does): microseconds a round trip.
     static func roundTrips(_ client: PostgresClient, count: Int, leaseEach: Bool, logger: Logger) async throws -> Double {
-        let clock = ContinuousClock()
-        if leaseEach {
-            for _ in 0..<200 { _ = try await client.withConnection { try await $0.prepared(SelectOne(), logger: logger) } }  // warm-up
+        // Warmed up, then timed: microseconds a call of `trip`.
+        func perTrip(_ trip: () async throws -> Void) async throws -> Double {
+            for _ in 0..<200 { try await trip() }
+            let clock = ContinuousClock()
             let started = clock.now
-            for _ in 0..<count { _ = try await client.withConnection { try await $0.prepared(SelectOne(), logger: logger) } }
+            for _ in 0..<count { try await trip() }
             return seconds(clock.now - started) * 1_000_000 / Double(count)
         }
+        if leaseEach {
+            return try await perTrip { _ = try await client.withConnection { try await $0.prepared(SelectOne(), logger: logger) } }
+        }
         return try await client.withConnection { connection in
-            for _ in 0..<200 { _ = try await connection.prepared(SelectOne(), logger: logger) }
-            let started = clock.now
-            for _ in 0..<count { _ = try await connection.prepared(SelectOne(), logger: logger) }
-            return seconds(clock.now - started) * 1_000_000 / Double(count)
+            try await perTrip { _ = try await connection.prepared(SelectOne(), logger: logger) }
         }
     }
 

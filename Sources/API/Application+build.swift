@@ -45,11 +45,13 @@ public struct AppDependencies: Sendable {
         allowPrivateWebhooks: Bool = false, edge: EdgeLimits = EdgeLimits(), registrationsPerAddress: Int = 10,
         trustedProxies: TrustedProxies = .none,
         cancelStatementsAtShutdown: @escaping @Sendable () async -> Void = {},
-        changeFeedListener: PostgresConnection.Configuration? = nil, changeFeedPoll: Duration = .seconds(1)
+        changeFeedListener: PostgresConnection.Configuration? = nil, changeFeedPoll: Duration = .seconds(1),
+        appendConnections: AppendConnections? = nil
     ) async throws {
         let projectors = AreaCatalog.projectors
         let store = PostgresEventStore(
-            client: client, keyring: try OwnerKeyring(signingKeys: keys), hook: InlineProjections(projectors: projectors), logger: logger)
+            client: client, keyring: try OwnerKeyring(signingKeys: keys), hook: InlineProjections(projectors: projectors), logger: logger,
+            appendConnections: appendConnections)
         let tokens = try await AccessTokens(keys: keys, clock: clock)
         let accounts = try await AccountService(
             store: store, tokens: tokens, hasher: hasher, clock: clock, logger: logger, registrationsPerAddress: registrationsPerAddress)

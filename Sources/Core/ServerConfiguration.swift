@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var maxIngestBytes: Int
     public var projectorPollInterval: Duration
     public var databaseMaxConnections: Int
+    /// `DATABASE_APPEND_CONNECTIONS`: connections kept beside the pool for appends (8; 0 for
+    /// none), which skip the pool's per-lease timers (`AppendConnections`).
+    public var databaseAppendConnections: Int = 8
     /// `DATABASE_KEEPALIVE_SECONDS`: idle connections ask `SELECT 1` this often; nil (0, the
     /// default) sends none, for a database the server reaches without a NAT or proxy between.
     public var databaseKeepAlive: Duration?
@@ -104,6 +107,7 @@ public struct ServerConfiguration: Sendable {
             maxIngestBytes: try integer("MAX_INGEST_BYTES", default: 33_554_432, in: 1_024...1_073_741_824),
             projectorPollInterval: .milliseconds(try integer("PROJECTOR_POLL_MS", default: 1_000, in: 10...60_000)),
             databaseMaxConnections: try integer("DATABASE_MAX_CONNECTIONS", default: 20, in: 2...500),
+            databaseAppendConnections: try integer("DATABASE_APPEND_CONNECTIONS", default: 8, in: 0...500),
             databaseKeepAlive: keepAlive == 0 ? nil : .seconds(keepAlive),
             databaseStatementTimeout: statementTimeout == 0 ? nil : .milliseconds(statementTimeout),
             dataDirectory: dataDirectory,

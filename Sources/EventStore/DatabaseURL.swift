@@ -88,6 +88,23 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         // bench/restart/run reproduces it with a minimum, README "Operations"). Zero is the
         // library's default and the only value that precondition always holds for.
         configuration.options.minimumConnections = 0
+        configuration.options.additionalStartupParameters = Self.sessionParameters(
+            role: role, statementTimeout: statementTimeout, applicationName: applicationName)
+        return configuration
+    }
+
+    /// A connection of its own that starts its session as the pool's do (`clientConfiguration`,
+    /// same arguments): for `AppendConnections`.
+    public func appendConnectionConfiguration(role: String? = nil, statementTimeout: Duration? = nil,
+                                              applicationName: String = "lifelog") throws -> PostgresConnection.Configuration {
+        var configuration = try connectionConfiguration(applicationName: applicationName)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = Self.sessionParameters(
+            role: role, statementTimeout: statementTimeout, applicationName: applicationName)
+        return configuration
+    }
+
+    static func sessionParameters(role: String?, statementTimeout: Duration?, applicationName: String) -> [(String, String)] {
         var parameters: [(String, String)] = [
             ("application_name", applicationName),
             // A stuck transaction holds back every gap-safe reader; cut it off.
@@ -99,8 +116,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
             let (seconds, attoseconds) = statementTimeout.components
             parameters.append(("statement_timeout", String(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
         }
-        configuration.options.additionalStartupParameters = parameters
-        return configuration
+        return parameters
     }
 
     /// The URL with the password masked, for logs and messages.

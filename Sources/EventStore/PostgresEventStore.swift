@@ -11,14 +11,18 @@ public struct PostgresEventStore: Sendable {
     public let hook: (any AppendHook)?
     /// Rung after every commit that stored events, for `ReaderWaker` to wake the async readers.
     public let commits: CommitSignal
+    /// Where appends take a connection first (nil: the pool's only).
+    public let appendConnections: AppendConnections?
     let logger: Logger
 
     /// `commits` defaults to the client's own signal, which a `ReaderWaker` on the same client follows.
-    public init(client: PostgresClient, keyring: OwnerKeyring, hook: (any AppendHook)? = nil, logger: Logger, commits: CommitSignal? = nil) {
+    public init(client: PostgresClient, keyring: OwnerKeyring, hook: (any AppendHook)? = nil, logger: Logger, commits: CommitSignal? = nil,
+                appendConnections: AppendConnections? = nil) {
         self.client = client
         self.keyring = keyring
         self.hook = hook
         self.commits = commits ?? CommitSignal.of(client)
+        self.appendConnections = appendConnections
         self.logger = logger
     }
 
@@ -90,7 +94,7 @@ public struct PostgresEventStore: Sendable {
         do {
             if also != nil || hook?.hasWork(forTypes: arguments.types) == true {
                 let hook = self.hook
-                return try await client.transaction(logger: logger) { connection in
+                return try await withAppendConnection { connection in try await connection.transaction(logger: logger) { connection in
                     let result = try await Self.runAppend(
                         query, stream: stream, events: events, metadata: metadata, keyring: keyring, on: connection, logger: logger)
                     if !result.replayed {
@@ -98,11 +102,11 @@ public struct PostgresEventStore: Sendable {
                         try await also?(connection, result)
                     }
                     return result
-                }
+                } }
             }
             // Without inline work (or with only the fused read model's) the single statement is
             // its own transaction: one round trip.
-            return try await client.withConnection { connection in
+            return try await withAppendConnection { connection in
                 try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, keyring: keyring, on: connection, logger: logger)
             }
         } catch {
@@ -110,6 +114,15 @@ public struct PostgresEventStore: Sendable {
             if case EventStoreError.ownerErased = translated { keyring.forget(stream.ownerId) }
             throw translated
         }
+    }
+
+    /// One of `appendConnections` when one is free, else a connection of the pool.
+    private func withAppendConnection<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        if let appendConnections { return try await appendConnections.withConnection(orFrom: client, body) }
+        return try await client.withConnection(body)
     }
 
     static func appendArguments(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], sealed: [ByteBuffer]) -> AppendArguments {

@@ -57,6 +57,11 @@ struct Serve: AsyncParsableCommand {
                 applicationName: applicationName),
             backgroundLogger: logger)
         let databaseURL = configuration.databaseURL
+        // Appends take these first, and the pool's when none is free (run in the group below).
+        let appendConnections = AppendConnections(
+            configuration: try databaseURL.appendConnectionConfiguration(
+                role: configuration.databaseRole, statementTimeout: configuration.databaseStatementTimeout, applicationName: applicationName),
+            capacity: configuration.databaseAppendConnections, logger: logger)
         let clock = SystemClock()
         // The composition root: one event store, with the configured logger, for every area. The
         // account service needs no pool to be built (its decoy hash is made on the thread pool),
@@ -74,7 +79,8 @@ struct Serve: AsyncParsableCommand {
                     logger.warning("shutdown: could not cancel the statements still running", metadata: ["error": "\(String(reflecting: error))"])
                 }
             },
-            changeFeedListener: try databaseURL.connectionConfiguration(applicationName: "lifelog-change-feed"))
+            changeFeedListener: try databaseURL.connectionConfiguration(applicationName: "lifelog-change-feed"),
+            appendConnections: appendConnections)
         let app = buildApplication(dependencies, host: configuration.host, port: configuration.port)
         let projections = ProjectionService(
             client: client, keyring: dependencies.store.keyring, listener: try configuration.databaseURL.connectionConfiguration(),
@@ -86,7 +92,7 @@ struct Serve: AsyncParsableCommand {
         // The reminder job every minute, beside any `lifelog reminders` runs (they share the outbox safely).
         let http = WebhookSender.makeClient()
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: client), .init(service: waker), .init(service: projections), .init(service: dependencies.changeFeed),
+            .init(service: client), .init(service: appendConnections), .init(service: waker), .init(service: projections), .init(service: dependencies.changeFeed),
             .init(service: IdempotencyJanitor(store: IdempotencyKeyStore(client: client, logger: logger),
                                               erasures: ErasureStore(client: client, logger: logger), clock: clock, logger: logger)),
         ]

@@ -34,18 +34,23 @@ import TestSupport
         let stop = Mutex(false)
     }
 
-    typealias Call = @Sendable (PostgresClient, Int64) async throws -> Void
+    /// A call on the pool, or on the append connections (running in the tests that use them).
+    typealias Call = @Sendable (PostgresClient, AppendConnections, Int64) async throws -> Void
 
     /// Workers repeat their kind of call while PostgreSQL stops and starts `rounds` times; then,
     /// with PostgreSQL up for 20 s, every call must have come back (with rows or an error).
     /// The workers are unstructured tasks on purpose: a call that hangs must not hang the test.
-    func stuckCalls(_ kinds: [(String, Call)], rounds: Int = 5) async throws -> [String] {
+    /// With `appendConnections`, those run as `serve` runs them (else calls on them use the pool).
+    func stuckCalls(_ kinds: [(String, Call)], rounds: Int = 5, appendConnections: Int = 0) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifelog-outage-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = try DatabaseURL(parsing: try await ClusterControl.run("start", "test", directory.path))
         let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 8), backgroundLogger: logger)
         let pool = Task { await client.run() }
+        let connections = AppendConnections(configuration: try url.appendConnectionConfiguration(), capacity: appendConnections, logger: logger)
+        let appending = Task { if appendConnections > 0 { try? await connections.run() } }
+        defer { appending.cancel() }
         let tracker = Tracker()
         do {
             try await client.run("CREATE TABLE IF NOT EXISTS outage (id bigserial PRIMARY KEY, v int)", logger: logger)
@@ -58,7 +63,7 @@ import TestSupport
                         n += 1
                         let id = worker * 1_000_000 + n
                         tracker.inFlight.withLock { $0[id] = kind }
-                        do { try await call(client, Int64(n)) } catch { try? await Task.sleep(for: .milliseconds(20)) }
+                        do { try await call(client, connections, Int64(n)) } catch { try? await Task.sleep(for: .milliseconds(20)) }
                         tracker.inFlight.withLock { $0[id] = nil }
                     }
                 })
@@ -88,34 +93,59 @@ import TestSupport
     }
 
     @Test func noStatementOfLifelogWaitsForeverWhenPostgreSQLStops() async throws {
+        let stuck = try await stuckCalls(lifelogsCalls())
+        #expect(stuck.isEmpty, "calls that never came back: \(stuck)")
+    }
+
+    /// The same, with the append connections open beside the pool (as `serve` runs them): they
+    /// outlive no restart, and a call on one PostgreSQL closed comes back.
+    @Test func noStatementOnAnAppendConnectionWaitsForeverWhenPostgreSQLStops() async throws {
         let logger = self.logger
-        let stuck = try await stuckCalls([
-            ("client.rows", { client, _ in _ = try await client.rows("SELECT pg_sleep(0.01), 1", logger: logger) }),
-            ("two statements on a connection", { client, _ in
+        let onAppendConnections: [(String, Call)] = [
+            ("a transaction on an append connection", { client, connections, _ in
+                try await connections.withConnection(orFrom: client) { connection in
+                    try await connection.transaction(logger: logger) { connection in
+                        try await connection.run("INSERT INTO outage (v) VALUES (3)", logger: logger)
+                        try await connection.run("SELECT pg_sleep(0.01)", logger: logger)
+                    }
+                }
+            }),
+            ("a prepared statement on an append connection", { client, connections, n in
+                _ = try await connections.withConnection(orFrom: client) { try await $0.prepared(Increment(value: n), logger: logger) }
+            }),
+        ]
+        let stuck = try await stuckCalls(lifelogsCalls() + onAppendConnections + onAppendConnections, appendConnections: 4)
+        #expect(stuck.isEmpty, "calls that never came back: \(stuck)")
+    }
+
+    func lifelogsCalls() -> [(String, Call)] {
+        let logger = self.logger
+        return [
+            ("client.rows", { client, _, _ in _ = try await client.rows("SELECT pg_sleep(0.01), 1", logger: logger) }),
+            ("two statements on a connection", { client, _, _ in
                 try await client.withConnection { connection in
                     try await connection.run("SELECT pg_sleep(0.01)", logger: logger)
                     try await connection.run("SELECT 2", logger: logger)
                 }
             }),
-            ("a transaction", { client, _ in
+            ("a transaction", { client, _, _ in
                 try await client.transaction(logger: logger) { connection in
                     try await connection.run("INSERT INTO outage (v) VALUES (1)", logger: logger)
                     try await connection.run("SELECT pg_sleep(0.01)", logger: logger)
                     try await connection.run("SELECT count(*) FROM outage", logger: logger)
                 }
             }),
-            ("a prepared statement", { client, n in
+            ("a prepared statement", { client, _, n in
                 _ = try await client.withConnection { try await $0.prepared(Increment(value: n), logger: logger) }
             }),
-            ("a prepared statement in a transaction", { client, n in
+            ("a prepared statement in a transaction", { client, _, n in
                 try await client.transaction(logger: logger) { connection in
                     _ = try await connection.prepared(Increment(value: n), logger: logger)
                     try await connection.run("INSERT INTO outage (v) VALUES (2)", logger: logger)
                 }
             }),
-            ("many rows", { client, _ in _ = try await client.rows("SELECT g FROM generate_series(1, 20000) g", logger: logger) }),
-        ])
-        #expect(stuck.isEmpty, "calls that never came back: \(stuck)")
+            ("many rows", { client, _, _ in _ = try await client.rows("SELECT g FROM generate_series(1, 20000) g", logger: logger) }),
+        ]
     }
 
     /// The defect itself, with PostgresNIO's own calls: opt in with LIFELOG_REPRODUCE_POSTGRESNIO=1
@@ -126,16 +156,16 @@ import TestSupport
         guard ProcessInfo.processInfo.environment["LIFELOG_REPRODUCE_POSTGRESNIO"] == "1" else { return }
         let logger = self.logger
         let stuck = try await stuckCalls([
-            ("PostgresClient.query", { client, _ in
+            ("PostgresClient.query", { client, _, _ in
                 for try await _ in try await client.query("SELECT pg_sleep(0.01), 1", logger: logger) {}
             }),
-            ("PostgresConnection.query twice", { client, _ in
+            ("PostgresConnection.query twice", { client, _, _ in
                 try await client.withConnection { connection in
                     for try await _ in try await connection.query("SELECT pg_sleep(0.01)", logger: logger) {}
                     for try await _ in try await connection.query("SELECT 2", logger: logger) {}
                 }
             }),
-            ("withTransaction", { client, _ in
+            ("withTransaction", { client, _, _ in
                 try await client.withTransaction(logger: logger) { connection in
                     for try await _ in try await connection.query("INSERT INTO outage (v) VALUES (1)", logger: logger) {}
                     for try await _ in try await connection.query("SELECT pg_sleep(0.01)", logger: logger) {}

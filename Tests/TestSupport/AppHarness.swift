@@ -40,24 +40,24 @@ public struct AppHarness: Sendable {
         try await TestDatabase.withAppClient { database, client in
             let clock = MutableClock(now)
             let migrator = try Migrator(directory: TestDatabase.schemaDirectory)
+            // As `serve` does: appends take connections of their own first (a few: suites run in parallel).
+            let appendConnections = AppendConnections(
+                configuration: try database.ownerURL.appendConnectionConfiguration(role: "lifelog_app"), capacity: 3, logger: TestDatabase.logger)
             let dependencies = try await AppDependencies(
                 client: client, keys: keys, clock: clock, migrator: migrator, logger: TestDatabase.logger, maxBodyBytes: maxBodyBytes,
                 maxIngestBytes: maxIngestBytes, allowPrivateWebhooks: allowPrivateWebhooks, edge: AppHarness.edge,
-                registrationsPerAddress: registrationsPerAddress)
+                registrationsPerAddress: registrationsPerAddress, appendConnections: appendConnections)
             let app = buildApplication(dependencies)
             let harness = AppHarness(database: database, client: client, accounts: dependencies.accounts, clock: clock, services: dependencies.services)
-            guard asyncProjectors else {
-                try await app.test(.router) { http in try await body(harness, http) }
-                return
-            }
             let runners = dependencies.projectors.filter { $0.mode == .async }.map {
                 AsyncProjectorRunner(projector: $0, client: client, keyring: AppHarness.keyring, batchSize: $0.batchSize, logger: TestDatabase.logger)
             }
             let daemon = AsyncProjectionDaemon(runners: runners, listener: nil, pollInterval: .milliseconds(20), logger: TestDatabase.logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await daemon.run() }
+                group.addTask { try await appendConnections.run() }
+                if asyncProjectors { group.addTask { await daemon.run() } }
+                defer { group.cancelAll() }
                 try await app.test(.router) { http in try await body(harness, http) }
-                group.cancelAll()
             }
         }
     }

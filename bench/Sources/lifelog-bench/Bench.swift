@@ -60,10 +60,11 @@ func event(_ n: Int) -> NewEvent {
 }
 
 /// Runs `body` with a floor on the schema owner's connection (DATABASE_URL names the owner) and
-/// the store's client as `lifelog_app`, as the server runs.
+/// the store's client as `lifelog_app`, with `appendConnections` kept beside its pool, as the
+/// server runs.
 func withClients(
-    _ options: Options, floorOptions: FloorOptions, maximumConnections: Int,
-    _ body: @escaping @Sendable (Floor, PostgresClient) async throws -> Void
+    _ options: Options, floorOptions: FloorOptions, maximumConnections: Int, appendConnections capacity: Int,
+    _ body: @escaping @Sendable (Floor, PostgresClient, AppendConnections) async throws -> Void
 ) async throws {
     let logger = options.logger
     let url = try options.url()
@@ -72,7 +73,13 @@ func withClients(
         try await floor.prepare()
         try await PostgresClient.withRunning(url.clientConfiguration(role: "lifelog_app", maximumConnections: maximumConnections),
                                               logger: logger) { client in
-            try await body(floor, client)
+            let connections = AppendConnections(
+                configuration: try url.appendConnectionConfiguration(role: "lifelog_app"), capacity: capacity, logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await connections.run() }
+                defer { group.cancelAll() }
+                try await body(floor, client, connections)
+            }
         }
     }
 }
@@ -91,18 +98,21 @@ struct Appends: AsyncParsableCommand {
     /// own call (the append function's share), and a prepared `SELECT 1` through libpq, through
     /// the store's client on one connection held throughout (the driver's share), and leasing a
     /// connection from the pool for each, as the store does (the pool's share).
-    enum Run { case floor, store, inline, function, libpqTrip, heldTrip, clientTrip }
+    enum Run { case floor, store, pooled, inline, function, libpqTrip, heldTrip, clientTrip }
 
     func run() async throws {
         let logger = options.logger
         let (count, rounds) = (self.count, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
         let scripts = URL(fileURLWithPath: floorOptions.pgbenchScript).deletingLastPathComponent()
-        try await withClients(options, floorOptions: floorOptions, maximumConnections: 4) { floor, client in
-            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
-            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+        try await withClients(options, floorOptions: floorOptions, maximumConnections: 4, appendConnections: 2) { floor, client, connections in
+            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger, appendConnections: connections)
+            let pooled = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
+            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors),
+                                            logger: logger, appendConnections: connections)
             var floorRates = Series(label: "pgbench single-row INSERT")
             var storeRates = Series(label: "store API")
+            var pooledRates = Series(label: "store API, a pool lease each (no append connections)")
             var inlineRates = Series(label: "store API with inline projectors")
             var functionRates = Series(label: "pgbench calling the append function")
             var libpqTrips = Series(label: "prepared SELECT 1 through libpq (pgbench)")
@@ -111,7 +121,7 @@ struct Appends: AsyncParsableCommand {
             print("appends: \(rounds) round(s) of \(count) sequential single-event appends per run, each run after a CHECKPOINT")
             for round in 0..<rounds {
                 var parts: [String] = []
-                let runs: [Run] = measureFloor ? [.floor, .store, .inline, .function, .libpqTrip, .heldTrip, .clientTrip] : [.store, .inline]
+                let runs: [Run] = measureFloor ? [.floor, .store, .pooled, .inline, .function, .libpqTrip, .heldTrip, .clientTrip] : [.store, .pooled, .inline]
                 for run in interleaved(round, runs) {
                     try await floor.checkpoint()
                     switch run {
@@ -119,10 +129,14 @@ struct Appends: AsyncParsableCommand {
                         let rate = try await floor.pgbench(clients: 1, transactions: count, batch: 1)
                         floorRates.values.append(rate)
                         parts.append(String(format: "pgbench %.0f/s", rate))
-                    case .store, .inline:
-                        let figures = try await Self.appendRun(run == .store ? plain : inline, count: count)
-                        if run == .store { storeRates.values.append(figures.rate) } else { inlineRates.values.append(figures.rate) }
-                        parts.append(String(format: "%@ %.0f/s (p50 %.2f ms, p99 %.2f ms)", run == .store ? "store" : "inline",
+                    case .store, .pooled, .inline:
+                        let figures = try await Self.appendRun(run == .store ? plain : run == .pooled ? pooled : inline, count: count)
+                        switch run {
+                        case .store: storeRates.values.append(figures.rate)
+                        case .pooled: pooledRates.values.append(figures.rate)
+                        default: inlineRates.values.append(figures.rate)
+                        }
+                        parts.append(String(format: "%@ %.0f/s (p50 %.2f ms, p99 %.2f ms)", run == .store ? "store" : run == .pooled ? "store leasing" : "inline",
                                             figures.rate, figures.p50, figures.p99))
                     case .function:
                         let rate = try await floor.pgbench(clients: 1, transactions: count, batch: 1,
@@ -144,11 +158,13 @@ struct Appends: AsyncParsableCommand {
             }
             if measureFloor { print("  " + floorRates.line(unit: "appends/s")) }
             print("  " + storeRates.line(unit: "appends/s"))
+            print("  " + pooledRates.line(unit: "appends/s"))
             print("  " + inlineRates.line(unit: "appends/s"))
             if measureFloor {
                 print("  " + storeRates.ratioLine(to: floorRates, target: 0.85))
+                print("  " + pooledRates.ratioLine(to: floorRates))
                 print("  " + inlineRates.ratioLine(to: floorRates))
-                Self.printShares(floor: floorRates, store: storeRates, function: functionRates, libpq: libpqTrips, held: heldTrips, leased: clientTrips)
+                Self.printShares(floor: floorRates, store: pooledRates, function: functionRates, libpq: libpqTrips, held: heldTrips, leased: clientTrips)
             }
             print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",
                          (1 - inlineRates.median / max(storeRates.median, 1)) * 100))
@@ -230,41 +246,50 @@ struct ConcurrentAppends: AsyncParsableCommand {
     @Option(help: "Events per batch.") var batch = 10
     @Option(help: "Batches per writer and run.") var batches = 1_000
 
-    enum Run { case floor, store, inline }
+    enum Run { case floor, store, pooled, inline }
 
     func run() async throws {
         let logger = options.logger
         let (writers, batch, batches, rounds) = (self.writers, self.batch, self.batches, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
-        try await withClients(options, floorOptions: floorOptions, maximumConnections: writers + 2) { floor, client in
-            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
-            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors), logger: logger)
+        try await withClients(options, floorOptions: floorOptions, maximumConnections: writers + 2, appendConnections: writers) { floor, client, connections in
+            let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger, appendConnections: connections)
+            let pooled = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
+            let inline = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), hook: InlineProjections(projectors: AreaCatalog.projectors),
+                                            logger: logger, appendConnections: connections)
             var floorRates = Series(label: "pgbench \(batch)-row INSERTs")
             var storeRates = Series(label: "store API")
+            var pooledRates = Series(label: "store API, a pool lease each (no append connections)")
             var inlineRates = Series(label: "store API with inline projectors")
             print("concurrent: \(rounds) round(s) of \(writers) writers x \(batches) batches of \(batch) events per run, each run after a CHECKPOINT")
             for round in 0..<rounds {
                 var parts: [String] = []
-                for run in interleaved(round, measureFloor ? [Run.floor, .store, .inline] : [.store, .inline]) {
+                for run in interleaved(round, measureFloor ? [Run.floor, .store, .pooled, .inline] : [.store, .pooled, .inline]) {
                     try await floor.checkpoint()
                     switch run {
                     case .floor:
                         let rate = try await floor.pgbench(clients: writers, transactions: batches, batch: batch)
                         floorRates.values.append(rate)
                         parts.append(String(format: "pgbench %.0f events/s", rate))
-                    case .store, .inline:
-                        let rate = try await Self.concurrentRun(run == .store ? plain : inline, writers: writers, batch: batch, batches: batches)
-                        if run == .store { storeRates.values.append(rate) } else { inlineRates.values.append(rate) }
-                        parts.append(String(format: "%@ %.0f events/s", run == .store ? "store" : "inline", rate))
+                    case .store, .pooled, .inline:
+                        let rate = try await Self.concurrentRun(run == .store ? plain : run == .pooled ? pooled : inline, writers: writers, batch: batch, batches: batches)
+                        switch run {
+                        case .store: storeRates.values.append(rate)
+                        case .pooled: pooledRates.values.append(rate)
+                        default: inlineRates.values.append(rate)
+                        }
+                        parts.append(String(format: "%@ %.0f events/s", run == .store ? "store" : run == .pooled ? "store leasing" : "inline", rate))
                     }
                 }
                 print("  round \(round + 1): " + parts.joined(separator: ", "))
             }
             if measureFloor { print("  " + floorRates.line(unit: "events/s")) }
             print("  " + storeRates.line(unit: "events/s"))
+            print("  " + pooledRates.line(unit: "events/s"))
             print("  " + inlineRates.line(unit: "events/s"))
             if measureFloor {
                 print("  " + storeRates.ratioLine(to: floorRates, target: 0.80, atLeast: 0.50))
+                print("  " + pooledRates.ratioLine(to: floorRates))
                 print("  " + inlineRates.ratioLine(to: floorRates))
             }
             print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",

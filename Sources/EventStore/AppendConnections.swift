@@ -1,0 +1,179 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// Connections of their own for appends, opened beside the pool and kept.
+///
+/// PostgresNIO 1.33.2's pool sets an idle timer (a sleeping child task) for every connection
+/// handed back and cancels it at the next lease: about 79 µs of a sequential append's ~560 µs
+/// on the benchmark machine (bench/README, "Where a sequential append's time goes"). Only
+/// connections under the pool's minimum skip it, and a minimum is what crashes that pool after
+/// PostgreSQL restarts (issue 24), so the pool keeps none. A connection of ours has no timer.
+///
+/// An append takes a free one (a lock, no await); when none is free it leases from the pool as
+/// before, at once, and asks for one more to be opened (up to `capacity`), so an append never
+/// waits for these and the pool keeps its whole size. One opens at a time, in the background;
+/// while PostgreSQL is away each attempt fails, and none is asked for until a second later. A connection
+/// PostgreSQL closed is dropped when next seen; one unused for `idleSweeps` one-second sweeps
+/// is closed. Without the service running (the CLI, most tests) appends lease from the pool.
+public final class AppendConnections: Service, Sendable {
+    struct Kept {
+        let connection: PostgresConnection
+        var unusedSweeps = 0
+    }
+
+    struct State {
+        /// Free connections, the most recently used last (taken first: its socket is warm).
+        var free: [Kept] = []
+        /// Opened or being opened, not yet closed: free and in use.
+        var open = 0
+        /// Being opened: while one is, appends that find none free ask for no other (a run of
+        /// sequential appends would otherwise open `capacity` before the first is ready).
+        var opening = false
+        var running = false
+        var stopped = false
+    }
+
+    let configuration: PostgresConnection.Configuration
+    let capacity: Int
+    let idleSweeps: Int
+    let logger: Logger
+    private let state = Mutex(State())
+    private let nextID = Atomic<Int>(0)
+    private let requests: AsyncStream<Void>
+    private let request: AsyncStream<Void>.Continuation
+
+    /// `configuration`: as the pool's connections (`DatabaseURL.appendConnectionConfiguration`).
+    public init(configuration: PostgresConnection.Configuration, capacity: Int, idleSweeps: Int = 60, logger: Logger) {
+        self.configuration = configuration
+        self.capacity = max(0, capacity)
+        self.idleSweeps = max(1, idleSweeps)
+        self.logger = logger
+        (requests, request) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Runs `body` on a free connection of ours, else on one leased from `client`'s pool.
+    public func withConnection<Result>(
+        orFrom client: PostgresClient, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        guard let connection = take() else { return try await client.withConnection(body) }
+        defer { putBack(connection) }
+        return try await body(connection)
+    }
+
+    /// How many are open now (free or in use).
+    public var openCount: Int { state.withLock { $0.open } }
+
+    public func run() async throws {
+        state.withLock { $0.running = true }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        await self.sweep()
+                    }
+                }
+                // Ends when the task is cancelled (graceful shutdown).
+                for await _ in self.requests { await self.openOne() }
+                group.cancelAll()
+            }
+        }
+        await stop()
+    }
+
+    // MARK: Taking and putting back
+
+    func take() -> PostgresConnection? {
+        let (connection, wanted) = state.withLock { state -> (PostgresConnection?, Bool) in
+            guard state.running, !state.stopped else { return (nil, false) }
+            while let kept = state.free.popLast() {
+                // PostgreSQL closed it (a restart): its channel is gone, nothing to close.
+                guard !kept.connection.isClosed else {
+                    state.open -= 1
+                    continue
+                }
+                return (kept.connection, false)
+            }
+            guard state.open < capacity, !state.opening else { return (nil, false) }
+            state.open += 1
+            state.opening = true
+            return (nil, true)
+        }
+        if wanted { request.yield() }
+        return connection
+    }
+
+    func putBack(_ connection: PostgresConnection) {
+        let keep = state.withLock { state -> Bool in
+            guard !state.stopped, !connection.isClosed else {
+                state.open -= 1
+                return false
+            }
+            state.free.append(Kept(connection: connection))
+            return true
+        }
+        // Stopped while in use: closed on its event loop, nobody waits for it.
+        if !keep && !connection.isClosed { _ = connection.close() as EventLoopFuture<Void> }
+    }
+
+    // MARK: Opening and closing
+
+    /// One connection for the next append that finds none free. `take` has counted it already.
+    func openOne() async {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+            let kept = state.withLock { state -> Bool in
+                state.opening = false
+                guard !state.stopped else {
+                    state.open -= 1
+                    return false
+                }
+                state.free.append(Kept(connection: connection))
+                return true
+            }
+            if !kept { try? await connection.close() }
+        } catch {
+            logger.debug("could not open an append connection; appends use the pool", metadata: ["error": "\(String(reflecting: error))"])
+            // PostgreSQL is away or full: the pool answers meanwhile; try again no sooner than in a second.
+            try? await Task.sleep(for: .seconds(1))
+            state.withLock { state in
+                state.open -= 1
+                state.opening = false
+            }
+        }
+    }
+
+    /// Once a second: free connections PostgreSQL closed, or unused for `idleSweeps` sweeps, go.
+    func sweep() async {
+        let leaving = state.withLock { state -> [PostgresConnection] in
+            var leaving: [PostgresConnection] = []
+            state.free = state.free.compactMap { kept in
+                var kept = kept
+                kept.unusedSweeps += 1
+                guard kept.connection.isClosed || kept.unusedSweeps >= idleSweeps else { return kept }
+                leaving.append(kept.connection)
+                return nil
+            }
+            state.open -= leaving.count
+            return leaving
+        }
+        for connection in leaving where !connection.isClosed { try? await connection.close() }
+    }
+
+    /// No more are handed out; the free ones close now, those in use when put back.
+    func stop() async {
+        let leaving = state.withLock { state -> [PostgresConnection] in
+            state.stopped = true
+            let leaving = state.free.map(\.connection)
+            state.free = []
+            state.open -= leaving.count
+            return leaving
+        }
+        request.finish()
+        for connection in leaving where !connection.isClosed { try? await connection.close() }
+    }
+}

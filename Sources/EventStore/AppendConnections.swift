@@ -14,9 +14,10 @@ import Synchronization
 /// An append takes a free one (a lock, no await); when none is free it leases from the pool as
 /// before, at once, and asks for one more to be opened (up to `capacity`), so an append never
 /// waits for these and the pool keeps its whole size. One opens at a time, in the background;
-/// while PostgreSQL is away each attempt fails, and none is asked for until a second later. A connection
-/// PostgreSQL closed is dropped when next seen; one unused for `idleSweeps` one-second sweeps
-/// is closed. Without the service running (the CLI, most tests) appends lease from the pool.
+/// while PostgreSQL is away each attempt fails, and none is asked for until a second later. A
+/// connection PostgreSQL closed is dropped when next seen, one on which a statement failed other
+/// than with PostgreSQL's answer is closed, and one unused for `idleSweeps` one-second sweeps is
+/// closed. Without the service running (the CLI, most tests) appends lease from the pool.
 public final class AppendConnections: Service, Sendable {
     struct Kept {
         let connection: PostgresConnection
@@ -41,6 +42,7 @@ public final class AppendConnections: Service, Sendable {
     let logger: Logger
     private let state = Mutex(State())
     private let nextID = Atomic<Int>(0)
+    private let served = Atomic<Int>(0)
     private let requests: AsyncStream<Void>
     private let request: AsyncStream<Void>.Continuation
 
@@ -54,17 +56,45 @@ public final class AppendConnections: Service, Sendable {
     }
 
     /// Runs `body` on a free connection of ours, else on one leased from `client`'s pool.
+    /// A connection found closed before `body`'s first statement reached PostgreSQL costs
+    /// nothing: `body` runs again on the pool.
     public func withConnection<Result>(
         orFrom client: PostgresClient, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         guard let connection = take() else { return try await client.withConnection(body) }
-        defer { putBack(connection) }
-        return try await body(connection)
+        do {
+            let result = try await body(connection)
+            await putBack(connection, reusable: true)
+            served.add(1, ordering: .relaxed)
+            return result
+        } catch {
+            await putBack(connection, reusable: Self.leavesSessionUsable(error))
+            // PostgreSQL ended it before anything of `body` was sent, or mid-transaction (which
+            // it then rolled back): nothing of `body` is stored, and it may run again.
+            guard PostgresErrors.unwrap(error) is ConnectionClosedBeforeStatement else { throw error }
+            return try await client.withConnection(body)
+        }
+    }
+
+    /// Whether a connection on which `error` was thrown may serve the next append. PostgreSQL
+    /// answered with an error (a conflict, a replay, a constraint): yes, the transaction was
+    /// rolled back. Lifelog's own code threw: yes, likewise. The connection failed, a statement
+    /// was cancelled or timed out (PostgresNIO 1.33.2 keeps a cancelled first preparation failed
+    /// on that connection for good), or the session is in a transaction it should not be: no.
+    static func leavesSessionUsable(_ error: any Error) -> Bool {
+        let error = PostgresErrors.unwrap(error)
+        if error is ConnectionClosedBeforeStatement { return false }
+        guard let psql = error as? PSQLError else { return true }
+        guard let state = psql.serverInfo?[.sqlState] else { return false }
+        return !(state.hasPrefix("08") || state.hasPrefix("57") || state.hasPrefix("25"))
     }
 
     /// How many are open now (free or in use).
     public var openCount: Int { state.withLock { $0.open } }
+
+    /// How many statements' work ran on one of these since the start (the rest leased from the pool).
+    public var servedCount: Int { served.load(ordering: .relaxed) }
 
     public func run() async throws {
         state.withLock { $0.running = true }
@@ -106,17 +136,17 @@ public final class AppendConnections: Service, Sendable {
         return connection
     }
 
-    func putBack(_ connection: PostgresConnection) {
+    func putBack(_ connection: PostgresConnection, reusable: Bool) async {
         let keep = state.withLock { state -> Bool in
-            guard !state.stopped, !connection.isClosed else {
+            guard reusable, !state.stopped, !connection.isClosed else {
                 state.open -= 1
                 return false
             }
             state.free.append(Kept(connection: connection))
             return true
         }
-        // Stopped while in use: closed on its event loop, nobody waits for it.
-        if !keep && !connection.isClosed { _ = connection.close() as EventLoopFuture<Void> }
+        // Stopped while in use, or not to be used again (PostgresNIO wants it closed before it goes).
+        if !keep && !connection.isClosed { try? await connection.close() }
     }
 
     // MARK: Opening and closing
@@ -171,6 +201,11 @@ public final class AppendConnections: Service, Sendable {
             let leaving = state.free.map(\.connection)
             state.free = []
             state.open -= leaving.count
+            // Asked for after the opening loop ended: it will never be opened.
+            if state.opening {
+                state.open -= 1
+                state.opening = false
+            }
             return leaving
         }
         request.finish()

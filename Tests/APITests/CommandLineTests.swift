@@ -278,8 +278,8 @@ import TestSupport
                                        "LIFELOG_SCHEMA_DIR": TestDatabase.schemaDirectory.path, "LOG_LEVEL": "error", "PORT": String(port),
                                        "JWT_SECRET": AppHarness.keys[0].secret, "LIFELOG_REMINDERS": "false",
                                        "SHUTDOWN_GRACE_SECONDS": "2", "HTTP_BODY_TIMEOUT_SECONDS": "600",
-                                       // A small pool: the whole suite shares the test cluster's 200 connections.
-                                       "DATABASE_MAX_CONNECTIONS": "2"]
+                                       // A small pool: the whole suite shares the test cluster's connections.
+                                       "DATABASE_MAX_CONNECTIONS": "2", "DATABASE_APPEND_CONNECTIONS": "1"]
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
                 try process.run()

@@ -41,7 +41,8 @@ import TestSupport
     /// with PostgreSQL up for 20 s, every call must have come back (with rows or an error).
     /// The workers are unstructured tasks on purpose: a call that hangs must not hang the test.
     /// With `appendConnections`, those run as `serve` runs them (else calls on them use the pool).
-    func stuckCalls(_ kinds: [(String, Call)], rounds: Int = 5, appendConnections: Int = 0) async throws -> [String] {
+    /// Returns the calls that never came back, and how many calls ran on the append connections.
+    func stuckCalls(_ kinds: [(String, Call)], rounds: Int = 5, appendConnections: Int = 0) async throws -> (stuck: [String], onAppendConnections: Int) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lifelog-outage-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -89,11 +90,11 @@ import TestSupport
         }
         _ = try? await ClusterControl.run("stop", directory.path)
         pool.cancel()
-        return tracker.inFlight.withLock { $0.values.sorted() }
+        return (tracker.inFlight.withLock { $0.values.sorted() }, connections.servedCount)
     }
 
     @Test func noStatementOfLifelogWaitsForeverWhenPostgreSQLStops() async throws {
-        let stuck = try await stuckCalls(lifelogsCalls())
+        let stuck = try await stuckCalls(lifelogsCalls()).stuck
         #expect(stuck.isEmpty, "calls that never came back: \(stuck)")
     }
 
@@ -114,8 +115,9 @@ import TestSupport
                 _ = try await connections.withConnection(orFrom: client) { try await $0.prepared(Increment(value: n), logger: logger) }
             }),
         ]
-        let stuck = try await stuckCalls(lifelogsCalls() + onAppendConnections + onAppendConnections, appendConnections: 4)
+        let (stuck, served) = try await stuckCalls(lifelogsCalls() + onAppendConnections + onAppendConnections, appendConnections: 4)
         #expect(stuck.isEmpty, "calls that never came back: \(stuck)")
+        #expect(served > 100, "calls that ran on the append connections: \(served)")
     }
 
     func lifelogsCalls() -> [(String, Call)] {
@@ -171,7 +173,7 @@ import TestSupport
                     for try await _ in try await connection.query("SELECT pg_sleep(0.01)", logger: logger) {}
                 }
             }),
-        ])
+        ]).stuck
         print("PostgresNIO's own calls that never came back: \(stuck.isEmpty ? "none" : stuck.joined(separator: ", "))")
         #expect(!stuck.isEmpty, "PostgresNIO no longer loses statements on a closed connection")
     }

@@ -246,12 +246,15 @@ struct ConcurrentAppends: AsyncParsableCommand {
     @Option(help: "Events per batch.") var batch = 10
     @Option(help: "Batches per writer and run.") var batches = 1_000
 
-    enum Run { case floor, store, pooled, inline }
+    /// With the floor, each round also has pgbench send the store's own call for each batch (the
+    /// append function's share under concurrent writers).
+    enum Run { case floor, store, pooled, inline, function }
 
     func run() async throws {
         let logger = options.logger
         let (writers, batch, batches, rounds) = (self.writers, self.batch, self.batches, floorOptions.rounds)
         let measureFloor = floorOptions.pgbench != nil
+        let script = URL(fileURLWithPath: floorOptions.pgbenchScript).deletingLastPathComponent().appendingPathComponent("append_function_batch.sql").path
         try await withClients(options, floorOptions: floorOptions, maximumConnections: writers + 2, appendConnections: writers) { floor, client, connections in
             let plain = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger, appendConnections: connections)
             let pooled = PostgresEventStore(client: client, keyring: try BenchKeys.keyring(), logger: logger)
@@ -261,16 +264,21 @@ struct ConcurrentAppends: AsyncParsableCommand {
             var storeRates = Series(label: "store API")
             var pooledRates = Series(label: "store API, a pool lease each (no append connections)")
             var inlineRates = Series(label: "store API with inline projectors")
+            var functionRates = Series(label: "pgbench calling the append function with each batch")
             print("concurrent: \(rounds) round(s) of \(writers) writers x \(batches) batches of \(batch) events per run, each run after a CHECKPOINT")
             for round in 0..<rounds {
                 var parts: [String] = []
-                for run in interleaved(round, measureFloor ? [Run.floor, .store, .pooled, .inline] : [.store, .pooled, .inline]) {
+                for run in interleaved(round, measureFloor ? [Run.floor, .store, .pooled, .inline, .function] : [.store, .pooled, .inline]) {
                     try await floor.checkpoint()
                     switch run {
                     case .floor:
                         let rate = try await floor.pgbench(clients: writers, transactions: batches, batch: batch)
                         floorRates.values.append(rate)
                         parts.append(String(format: "pgbench %.0f events/s", rate))
+                    case .function:
+                        let rate = try await floor.pgbench(clients: writers, transactions: batches, batch: batch, script: script, mode: "prepared")
+                        functionRates.values.append(rate)
+                        parts.append(String(format: "pgbench's append calls %.0f events/s", rate))
                     case .store, .pooled, .inline:
                         let rate = try await Self.concurrentRun(run == .store ? plain : run == .pooled ? pooled : inline, writers: writers, batch: batch, batches: batches)
                         switch run {
@@ -291,6 +299,9 @@ struct ConcurrentAppends: AsyncParsableCommand {
                 print("  " + storeRates.ratioLine(to: floorRates, target: 0.80, atLeast: 0.50))
                 print("  " + pooledRates.ratioLine(to: floorRates))
                 print("  " + inlineRates.ratioLine(to: floorRates))
+                print("  " + functionRates.line(unit: "events/s"))
+                print("  " + functionRates.ratioLine(to: floorRates))
+                print("  " + storeRates.ratioLine(to: functionRates))
             }
             print(String(format: "  inline projectors: %.0f %% of an append's time (median store rate / median inline rate)",
                          (1 - inlineRates.median / max(storeRates.median, 1)) * 100))

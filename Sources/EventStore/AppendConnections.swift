@@ -56,8 +56,9 @@ public final class AppendConnections: Service, Sendable {
     }
 
     /// Runs `body` on a free connection of ours, else on one leased from `client`'s pool.
-    /// A connection found closed before `body`'s first statement reached PostgreSQL costs
-    /// nothing: `body` runs again on the pool.
+    /// `body` is one transaction or one statement (an append): when a statement of it finds the
+    /// connection closed before it is sent, nothing of `body` was committed, and it runs again
+    /// on the pool.
     public func withConnection<Result>(
         orFrom client: PostgresClient, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result

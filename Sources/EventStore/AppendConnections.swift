@@ -15,9 +15,10 @@ import Synchronization
 /// before, at once, and asks for one more to be opened (up to `capacity`), so an append never
 /// waits for these and the pool keeps its whole size. One opens at a time, in the background;
 /// while PostgreSQL is away each attempt fails, and none is asked for until a second later. A
-/// connection PostgreSQL closed is dropped when next seen, one on which a statement failed other
-/// than with PostgreSQL's answer is closed, and one unused for `idleSweeps` one-second sweeps is
-/// closed. Without the service running (the CLI, most tests) appends lease from the pool.
+/// connection PostgreSQL closed is dropped when next seen, one on which a statement failed with a
+/// connection error, a cancel or a time limit is closed (`leavesSessionUsable`), and one unused
+/// for `idleSweeps` one-second sweeps (or as long as the pool's keep-alive interval, since these
+/// send none) is closed. Without the service running (the CLI, most tests) appends lease from the pool.
 public final class AppendConnections: Service, Sendable {
     struct Kept {
         let connection: PostgresConnection
@@ -47,10 +48,13 @@ public final class AppendConnections: Service, Sendable {
     private let request: AsyncStream<Void>.Continuation
 
     /// `configuration`: as the pool's connections (`DatabaseURL.appendConnectionConfiguration`).
-    public init(configuration: PostgresConnection.Configuration, capacity: Int, idleSweeps: Int = 60, logger: Logger) {
+    /// `keepAlive`: the pool's keep-alive interval, if any (a NAT or proxy drops connections idle
+    /// longer): these send none, so one idle that long is closed instead.
+    public init(configuration: PostgresConnection.Configuration, capacity: Int, idleSweeps: Int = 60, keepAlive: Duration? = nil,
+                logger: Logger) {
         self.configuration = configuration
         self.capacity = max(0, capacity)
-        self.idleSweeps = max(1, idleSweeps)
+        self.idleSweeps = max(1, min(idleSweeps, keepAlive.map { Int($0.components.seconds) } ?? idleSweeps))
         self.logger = logger
         (requests, request) = AsyncStream.makeStream(of: Void.self)
     }
@@ -146,8 +150,8 @@ public final class AppendConnections: Service, Sendable {
             state.free.append(Kept(connection: connection))
             return true
         }
-        // Stopped while in use, or not to be used again (PostgresNIO wants it closed before it goes).
-        if !keep && !connection.isClosed { try? await connection.close() }
+        // Stopped while in use, or not to be used again.
+        if !keep { await Self.close([connection]) }
     }
 
     // MARK: Opening and closing
@@ -166,7 +170,7 @@ public final class AppendConnections: Service, Sendable {
                 state.free.append(Kept(connection: connection))
                 return true
             }
-            if !kept { try? await connection.close() }
+            if !kept { await Self.close([connection]) }
         } catch {
             logger.debug("could not open an append connection; appends use the pool", metadata: ["error": "\(String(reflecting: error))"])
             // PostgreSQL is away or full: the pool answers meanwhile; try again no sooner than in a second.
@@ -192,7 +196,7 @@ public final class AppendConnections: Service, Sendable {
             state.open -= leaving.count
             return leaving
         }
-        for connection in leaving where !connection.isClosed { try? await connection.close() }
+        await Self.close(leaving)
     }
 
     /// No more are handed out; the free ones close now, those in use when put back.
@@ -210,6 +214,11 @@ public final class AppendConnections: Service, Sendable {
             return leaving
         }
         request.finish()
-        for connection in leaving where !connection.isClosed { try? await connection.close() }
+        await Self.close(leaving)
+    }
+
+    /// Closes connections no longer counted (PostgresNIO asserts one is closed before it goes).
+    static func close(_ connections: [PostgresConnection]) async {
+        for connection in connections where !connection.isClosed { try? await connection.close() }
     }
 }

@@ -61,10 +61,7 @@ struct Serve: AsyncParsableCommand {
         let appendConnections = AppendConnections(
             configuration: try databaseURL.appendConnectionConfiguration(
                 role: configuration.databaseRole, statementTimeout: configuration.databaseStatementTimeout, applicationName: applicationName),
-            capacity: configuration.databaseAppendConnections,
-            // They send no keep-alive: where one is configured (a NAT or proxy drops idle
-            // connections), one idle that long is closed instead.
-            idleSweeps: configuration.databaseKeepAlive.map { min(60, max(1, Int($0.components.seconds))) } ?? 60, logger: logger)
+            capacity: configuration.databaseAppendConnections, keepAlive: configuration.databaseKeepAlive, logger: logger)
         let clock = SystemClock()
         // The composition root: one event store, with the configured logger, for every area. The
         // account service needs no pool to be built (its decoy hash is made on the thread pool),

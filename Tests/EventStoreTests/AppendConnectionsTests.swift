@@ -194,7 +194,8 @@ import TestSupport
         try await withStore { setup in
             let (database, client, name, connections, store) = (setup.database, setup.client, setup.name, setup.connections, setup.store)
             try await store.append(to: Fixtures.stream(), expected: .noStream, events: [Fixtures.event()])
-            #expect(try await eventually { connections.openCount == 1 })
+            // Open, not only asked for (`openCount` counts one being opened).
+            #expect(try await eventually { try await backends(name, on: client).count == 1 })
             let logger = self.logger
             let attempts = Atomic<Int>(0)
             let answer = try await connections.withConnection(orFrom: client) { connection in
@@ -236,6 +237,18 @@ import TestSupport
             #expect(try await backends(name, on: client).isEmpty)
             #expect(try await store.streamVersion(stream.id) == appended + 1)
         }
+    }
+
+    /// They send no keep-alive: with one configured for the pool, they close once idle that long.
+    @Test func aKeepAliveShorterThanTheIdleLimitClosesThemSooner() throws {
+        let configuration = try DatabaseURL(parsing: "postgres://lifelog@127.0.0.1:5432/lifelog").appendConnectionConfiguration()
+        func sweeps(_ keepAlive: Duration?) -> Int {
+            AppendConnections(configuration: configuration, capacity: 1, keepAlive: keepAlive, logger: logger).idleSweeps
+        }
+        #expect(sweeps(nil) == 60)
+        #expect(sweeps(.seconds(15)) == 15)
+        #expect(sweeps(.seconds(600)) == 60)
+        #expect(sweeps(.milliseconds(10)) == 1)
     }
 
     @Test func aConnectionUnusedForItsSweepsCloses() async throws {

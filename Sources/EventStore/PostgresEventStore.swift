@@ -32,6 +32,8 @@ public struct PostgresEventStore: Sendable {
     /// projectors. Re-sending a batch whose event ids are already stored returns the stored events.
     /// Work that commits or rolls back with an append, after the inline projectors: security
     /// state that must change exactly when an event is stored (a password hash, a revocation).
+    /// It may run on a NIO event loop (a small append's work runs there, `onItsLoop`): statements
+    /// on the connection it is given, nothing that computes for long or blocks its thread.
     public typealias AlsoInTransaction = @Sendable (PostgresConnection, AppendResult) async throws -> Void
 
     @discardableResult
@@ -91,10 +93,11 @@ public struct PostgresEventStore: Sendable {
         let arguments = Self.appendArguments(stream: stream, expected: expected, events: events, sealed: sealed)
         let query = arguments.call(fresh: fresh, fusion: hook?.fusion)
         let keyring = self.keyring
+        let small = events.count <= Self.preparedAnswerLimit && sealed.reduce(0, { $0 + $1.readableBytes }) <= Self.onLoopBytes
         do {
             if also != nil || hook?.hasWork(forTypes: arguments.types) == true {
                 let hook = self.hook
-                return try await withAppendConnection { connection in try await connection.transaction(logger: logger) { connection in
+                return try await withAppendConnection(small: small) { connection in try await connection.transaction(logger: logger) { connection in
                     let result = try await Self.runAppend(
                         query, stream: stream, events: events, metadata: metadata, keyring: keyring, on: connection, logger: logger)
                     if !result.replayed {
@@ -106,7 +109,7 @@ public struct PostgresEventStore: Sendable {
             }
             // Without inline work (or with only the fused read model's) the single statement is
             // its own transaction: one round trip.
-            return try await withAppendConnection { connection in
+            return try await withAppendConnection(small: small) { connection in
                 try await Self.runAppend(query, stream: stream, events: events, metadata: metadata, keyring: keyring, on: connection, logger: logger)
             }
         } catch {
@@ -116,13 +119,16 @@ public struct PostgresEventStore: Sendable {
         }
     }
 
-    /// One of `appendConnections` when one is free, else a connection of the pool.
-    private func withAppendConnection<Result>(
-        isolation: isolated (any Actor)? = #isolation,
-        _ body: (PostgresConnection) async throws -> sending Result
-    ) async throws -> sending Result {
-        if let appendConnections { return try await appendConnections.withConnection(orFrom: client, body) }
-        return try await client.withConnection(body)
+    /// One of `appendConnections` when one is free, else a connection of the pool; a `small`
+    /// batch's work runs on the connection's event loop (`onItsLoop`).
+    private func withAppendConnection<Result: Sendable>(
+        small: Bool, _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let work: (PostgresConnection) async throws -> sending Result = { connection in
+            small ? try await connection.onItsLoop { try await body(connection) } : try await body(connection)
+        }
+        if let appendConnections { return try await appendConnections.withConnection(orFrom: client, work) }
+        return try await client.withConnection(work)
     }
 
     static func appendArguments(stream: StreamName, expected: ExpectedVersion, events: [NewEvent], sealed: [ByteBuffer]) -> AppendArguments {
@@ -135,6 +141,11 @@ public struct PostgresEventStore: Sendable {
     /// prepared statement): about 60 bytes each, 64 stay well inside one 8 KB flush of
     /// PostgreSQL's, which a connection cut off mid-answer cannot split (`QueryRunning.swift`).
     static let preparedAnswerLimit = 64
+
+    /// The most sealed bytes an append whose work runs on its connection's event loop may
+    /// carry: an HTTP write's few events, not a health batch, whose inline projector parses
+    /// thousands of samples while no other connection on that loop would be read.
+    static let onLoopBytes = 16 * 1_024
 
     static func runAppend(
         _ statement: some AppendCall, stream: StreamName, events: [NewEvent], metadata: [String], keyring: OwnerKeyring,

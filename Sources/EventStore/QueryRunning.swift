@@ -15,7 +15,9 @@ import Synchronization
 // the channel is still open, reaches PostgresNIO's handler: open, the statement runs; closing,
 // the handler fails it. So each statement starts on its connection's loop (a task executor
 // preference for the few instructions that check and write), and its rows are read into memory
-// before the caller sees them (no caller here streams a result it cannot hold).
+// before the caller sees them (no caller here streams a result it cannot hold). A prepared
+// statement's rows are read on the loop too, and a small append runs whole there (`onItsLoop`):
+// work measured in microseconds, where each crossing of threads cost more than the work.
 //
 // They are read with PostgresNIO's callback path, not its row sequence. When PostgreSQL ends a
 // connection mid-result (a restart, `pg_terminate_backend`, `DROP DATABASE … WITH (FORCE)`), NIO
@@ -90,7 +92,21 @@ public struct ConnectionClosedBeforeStatement: Error, Sendable {}
 final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     let loop: any EventLoop
 
-    init(_ loop: any EventLoop) { self.loop = loop }
+    private init(_ loop: any EventLoop) { self.loop = loop }
+
+    /// One executor per loop, so that a statement inside `onItsLoop` prefers the executor its
+    /// task already runs on and does not hop again. The cache holds the process's loops (NIO's
+    /// singleton group: one per core), which live as long as the process.
+    private static let byLoop = Mutex<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
+
+    static func of(_ loop: any EventLoop) -> EventLoopTaskExecutor {
+        byLoop.withLock { executors in
+            if let executor = executors[ObjectIdentifier(loop)] { return executor }
+            let executor = EventLoopTaskExecutor(loop)
+            executors[ObjectIdentifier(loop)] = executor
+            return executor
+        }
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -104,7 +120,7 @@ extension PostgresConnection {
         // Rows handed over one by one on the event loop (PostgresNIO's collect-all `PostgresQueryResult`
         // copies its whole array at each socket read: quadratic in a long answer).
         let collected = RowCollector()
-        let done: EventLoopFuture<PostgresQueryMetadata> = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+        let done: EventLoopFuture<PostgresQueryMetadata> = try await withTaskExecutorPreference(EventLoopTaskExecutor.of(eventLoop)) {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
             return self.query(query, logger: logger, file: file, line: line) { row in collected.rows.withLock { $0.append(row) } }
         }
@@ -112,17 +128,28 @@ extension PostgresConnection {
         return QueryRows(rows: collected.rows.withLock { $0 })
     }
 
+    /// Runs `body` with this connection's event loop as its executor, so that each statement's
+    /// answer resumes it on the thread that read the answer instead of crossing to another
+    /// (eight writers on two cores spent a fifth of the benchmark process in the kernel's
+    /// task switches). Only for short work: while `body` computes, no connection on that loop
+    /// is read (`EventLoopExecutor`).
+    public func onItsLoop<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withTaskExecutorPreference(EventLoopTaskExecutor.of(eventLoop), isolation: isolation, operation: body)
+    }
+
     /// A prepared statement, sent the same way; its rows decoded.
     public func prepared<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        let sequence = try await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop)) {
+        // Read on the loop too: each row the sequence hands over would otherwise cross threads.
+        try await withTaskExecutorPreference(EventLoopTaskExecutor.of(eventLoop)) {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
-            return try await self.execute(statement, logger: logger, file: file, line: line)
+            var rows: [Statement.Row] = []
+            for try await row in try await self.execute(statement, logger: logger, file: file, line: line) { rows.append(row) }
+            return rows
         }
-        var rows: [Statement.Row] = []
-        for try await row in sequence { rows.append(row) }
-        return rows
     }
 
     /// A prepared statement's text and bindings sent unprepared, its rows read as `rows` reads

@@ -32,14 +32,21 @@ import Testing
 
 @Suite struct RandomUUIDTests {
     /// Event ids come from `UUID.random()`: they must be real version-4 UUIDs, all different.
-    @Test func randomIdsAreVersion4AndDistinct() {
-        let ids = (0..<10_000).map { _ in UUID.random() }
+    /// They come from blocks of random bytes shared by every thread: ids made at once by many
+    /// tasks, across many blocks, are all different too.
+    @Test func randomIdsAreVersion4AndDistinct() async {
+        let ids = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<5_000).map { _ in UUID.random() } } }
+            return await group.reduce(into: [UUID]()) { $0 += $1 }
+        }
+        #expect(ids.count == 40_000)
         #expect(Set(ids).count == ids.count)
-        for id in ids.prefix(100) {
-            let text = id.uuidString.lowercased()
-            let characters = Array(text)
-            #expect(characters[14] == "4", "\(text)")
-            #expect("89ab".contains(characters[19]), "\(text)")
+        for id in ids {
+            let characters = Array(id.uuidString.lowercased())
+            guard characters[14] == "4", "89ab".contains(characters[19]) else {
+                Issue.record("not a version-4 UUID: \(id)")
+                return
+            }
         }
     }
 }

@@ -64,6 +64,38 @@ import TestSupport
         }
     }
 
+    /// The stored layout is a format: events sealed by an earlier release must open in every
+    /// later one. This payload was sealed outside Swift (Python's `cryptography`, AES-GCM) from
+    /// the layout the type's documentation gives, so a change of the bytes bound to an event or
+    /// of their order fails here, not on a user's log.
+    @Test func aPayloadSealedFromTheDocumentedLayoutOpens() throws {
+        let key = SymmetricKey(data: Data(1...32))
+        let binding = SealedPayload.Binding(
+            eventId: try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001")),
+            ownerId: try #require(UUID(uuidString: "00000000-0000-4000-8000-0000000000aa")),
+            streamId: "habit-1", type: "habit.logged", schemaVersion: 1)
+        #expect(Self.hex(binding.authenticated(format: 1))
+            == "0100000000000040008000000000000001000000000000400080000000000000aa0001000768616269742d31000c68616269742e6c6f67676564")
+        let sealed = ByteBuffer(bytes: try #require(Self.bytes(hex:
+            "016465666768696a6b6c6d6e6f605f734beaa0dd5bc266d2e36595989f5d167d19b6a013fae2c56571a7")))
+        let opened = try SealedPayload.open(sealed, binding: binding, key: key)
+        #expect(opened.data == #"{"a":1}"#)
+        #expect(opened.metadata == "{}")
+        // And what this release seals has the same shape: format, 12-byte nonce, ciphertext, tag.
+        let resealed = try SealedPayload.seal(data: #"{"a":1}"#, metadata: "{}", binding: binding, key: key)
+        #expect(resealed.readableBytes == sealed.readableBytes)
+        #expect(resealed.getInteger(at: 0, as: UInt8.self) == 1)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        let pairs = stride(from: 0, to: digits.count - 1, by: 2).map { UInt8(String(decoding: digits[$0...($0 + 1)], as: UTF8.self), radix: 16) }
+        guard digits.count.isMultiple(of: 2), !pairs.contains(nil) else { return nil }
+        return pairs.compactMap { $0 }
+    }
+
     /// Nonces never repeat within a process, and two processes start from different fields.
     @Test func noncesAreUniqueWithinAndApartAcrossSequences() throws {
         let one = NonceSequence(), other = NonceSequence()

@@ -68,16 +68,25 @@ public enum SealedPayload {
             self.schemaVersion = schemaVersion
         }
 
+        /// Built in one allocation: it is made for every event sealed and opened (its several
+        /// arrays were 2 % of eight writers' appends).
         func authenticated(format: UInt8) -> [UInt8] {
-            var bytes: [UInt8] = [format]
-            bytes += eventId.bytes
-            bytes += ownerId.bytes
-            bytes += [UInt8(truncatingIfNeeded: schemaVersion >> 8), UInt8(truncatingIfNeeded: schemaVersion)]
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(1 + 16 + 16 + 2 + 2 + streamId.utf8.count + 2 + type.utf8.count)
+            bytes.append(format)
+            withUnsafeBytes(of: eventId.uuid) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: ownerId.uuid) { bytes.append(contentsOf: $0) }
+            bytes.append(UInt8(truncatingIfNeeded: schemaVersion >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: schemaVersion))
             // Lengths first: no two (stream, type) pairs read as the same bytes.
-            for text in [streamId, type] {
-                let utf8 = Array(text.utf8)
-                bytes += [UInt8(truncatingIfNeeded: utf8.count >> 8), UInt8(truncatingIfNeeded: utf8.count)] + utf8
+            func appendCounted(_ text: String) {
+                let count = text.utf8.count
+                bytes.append(UInt8(truncatingIfNeeded: count >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: count))
+                bytes.append(contentsOf: text.utf8)
             }
+            appendCounted(streamId)
+            appendCounted(type)
             return bytes
         }
     }
@@ -98,9 +107,14 @@ public enum SealedPayload {
         var sealed = ByteBuffer()
         sealed.reserveCapacity(1 + 12 + plaintext.count + 16)
         sealed.writeInteger(format)
-        sealed.writeContiguousBytes(box.nonce)
-        sealed.writeContiguousBytes(box.ciphertext)
-        sealed.writeContiguousBytes(box.tag)
+        if let combined = box.combined {
+            // Nonce, ciphertext and tag as the box holds them (always, with a 12-byte nonce): one copy, not three.
+            sealed.writeContiguousBytes(combined)
+        } else {
+            sealed.writeContiguousBytes(box.nonce)
+            sealed.writeContiguousBytes(box.ciphertext)
+            sealed.writeContiguousBytes(box.tag)
+        }
         return sealed
     }
 

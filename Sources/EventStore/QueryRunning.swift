@@ -120,7 +120,7 @@ extension PostgresConnection {
         // Rows handed over one by one on the event loop (PostgresNIO's collect-all `PostgresQueryResult`
         // copies its whole array at each socket read: quadratic in a long answer).
         let collected = RowCollector()
-        let done: EventLoopFuture<PostgresQueryMetadata> = try await withTaskExecutorPreference(EventLoopTaskExecutor.of(eventLoop)) {
+        let done: EventLoopFuture<PostgresQueryMetadata> = try await onItsLoop {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
             return self.query(query, logger: logger, file: file, line: line) { row in collected.rows.withLock { $0.append(row) } }
         }
@@ -144,7 +144,7 @@ extension PostgresConnection {
         _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         // Read on the loop too: each row the sequence hands over would otherwise cross threads.
-        try await withTaskExecutorPreference(EventLoopTaskExecutor.of(eventLoop)) {
+        try await onItsLoop {
             guard !isClosed else { throw ConnectionClosedBeforeStatement() }
             var rows: [Statement.Row] = []
             for try await row in try await self.execute(statement, logger: logger, file: file, line: line) { rows.append(row) }

@@ -143,7 +143,7 @@ import Testing
             let deletions = next(3) == 0 ? (0...next(2)).map { _ in "u\(1 + next(3))" } : []
             return .init(deviceId: nil, records: Self.records(samples), deletions: deletions)
         }
-        var changed = 0
+        var changed = 0, surely = 0
         for _ in 0..<1_000 {
             var table: Table = [:]
             // Later batches' reads made before this one is stored, with what was stored since.
@@ -154,6 +154,11 @@ import Testing
                 behind.append((later, Self.read(table, for: later), []))
                 let before = Self.read(table, for: command)
                 let events = try HealthIngestDecider.decide(before, command, Self.time)
+                // Ingestion skips its early decision when this says the batch stores something.
+                if HealthIngestDecider.surelyStoresSomething(before, command) {
+                    surely += 1
+                    #expect(!events.isEmpty)
+                }
                 Self.apply(events, to: &table)
                 // A batch decided on the batches ahead of it (`decidePipelined`) folds only the
                 // items it could be onto its early read: the rows a read made now finds.
@@ -182,6 +187,7 @@ import Testing
                 #expect(tally.deleted + tally.unknownDeletions == command.deletions.count && tally.deleted <= Set(command.deletions).count)
                 // Sent again, with or without what it deleted, it adds nothing and counts so.
                 #expect(try HealthIngestDecider.decide(Self.read(table, for: command), command, Self.time).isEmpty)
+                #expect(!HealthIngestDecider.surelyStoresSomething(Self.read(table, for: command), command))
                 let again = HealthIngestDecider.Command(deviceId: nil, records: kept, deletions: [])
                 #expect(try HealthIngestDecider.decide(Self.read(table, for: again), again, Self.time).isEmpty)
                 let recount = HealthIngestDecider.tally(Self.read(table, for: again), again)
@@ -191,6 +197,7 @@ import Testing
             }
         }
         #expect(changed > 1_500)
+        #expect(surely > 300, "the shortcut held for \(surely) batches")
     }
 
     @Test func aDeletionNamesTheDayItEmptiesAndAnUnknownOneIsOnlyCounted() throws {

@@ -31,7 +31,8 @@ public struct HealthService: AreaService {
             // one read, without a turn in the queue of the user's batches: the state it read already
             // holds all of it, so it is answered as of that state, as the queue would have.
             let early = try await decisionState(context.userId, batch)
-            if try HealthIngestDecider.decide(early.state, batch.command, batch.time).isEmpty {
+            if !HealthIngestDecider.surelyStoresSomething(early.state, batch.command),
+               try HealthIngestDecider.decide(early.state, batch.command, batch.time).isEmpty {
                 return try await report(batch, decidedOn: early.state, outcome: CommandPath.Outcome(appended: [], replayed: false))
             }
             // Decided in its turn on that read, with the batches ahead of it that it did not see

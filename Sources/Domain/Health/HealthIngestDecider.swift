@@ -173,6 +173,18 @@ public enum HealthIngestDecider: Decider {
         return tally
     }
 
+    /// True when `decide` on `state` surely stores something, found without deciding: the
+    /// batch's last item is not deleted by it, neither its key nor its uuid is stored, and no
+    /// other item of the batch has its key. Then it is played (it is the last of its uuid), no
+    /// other item or deletion can take its row, and it is stored as new. False says nothing: the
+    /// caller decides. Ingestion asks this before answering a batch early as all duplicates, so
+    /// a first sync does not decide each batch twice.
+    public static func surelyStoresSomething(_ state: State, _ command: Command) -> Bool {
+        guard let last = command.records.last, last.uuid.map(command.deletions.contains) != true,
+              state.byKey[last.key] == nil, last.uuid.flatMap({ state.keyByUUID[$0] }) == nil else { return false }
+        return !command.records.dropLast().contains { $0.key == last.key }
+    }
+
     public static func decide(_ state: State, _ command: Command, _ now: DecisionTime) throws -> [HealthEvent] {
         let tally = tally(state, command)
         let arrived = Int64(now.instant.timeIntervalSince1970.rounded(.down))

@@ -1,4 +1,4 @@
-import Domain
+@testable import Domain
 import Foundation
 import Testing
 
@@ -112,5 +112,67 @@ import Testing
             let (ours, foundation) = Self.both(Data(document.utf8))
             #expect(ours != nil && ours == foundation, "\(document)")
         }
+    }
+
+    /// Whether the cursor, passing over the whole document, takes it.
+    static func skipped(_ text: String) -> Bool {
+        JSONNode.Cursor.read(text) { $0.skip() ? true : nil } != nil
+    }
+
+    /// The root object's members as the cursor visits them, each read whole: the last of a
+    /// name written twice is the one `parse` keeps.
+    static func visited(_ text: String) -> String? {
+        JSONNode.Cursor.read(text) { cursor -> String? in
+            var members: [(String, JSONNode)] = []
+            let read = cursor.object { cursor, key in
+                // Every other member is passed over and read again: both ways must agree.
+                if key.text.hasPrefix("k"), !(key == "k0") {
+                    var copy = cursor
+                    guard copy.skip(), let value = cursor.value() else { return false }
+                    guard copy.reader.at == cursor.reader.at else { return false }
+                    members.append((key.text, value))
+                    return true
+                }
+                guard let value = cursor.value() else { return false }
+                members.append((key.text, value))
+                return true
+            }
+            return read ? plain(.object(JSONNode.Object(members: members))) : nil
+        }
+    }
+
+    /// The cursor takes and refuses the documents `parse` does, and a value it reads is the one
+    /// `parse` finds (the outline and the records' columns are read with it).
+    @Test func theCursorTakesWhatParseTakesAndReadsTheSameValues() {
+        var documents = [
+            #"{"samples":[{"metric":"steps","value":12}]}"#, #"{"a":1,"a":"second","b":[1,2.5,-0]}"#, #"{"t":true,"n":null,"e":{},"l":[]}"#,
+            #"{"esc":"q\"b\\s\/n\n","u":"\u00e9\ud83d\ude00","raw":"é€😀"}"#, " \n\t{ \"spaced\" : [ 1 , 2 ] } \r\n", "[1,,2]", #"{"a" 1}"#,
+            "01", "1.", "{", #""abc"#, #"{"a":tru}"#, "{} {}", #"{"a":"\x"}"#, #"{"a":"\u12G4"}"#, "1e400", "", #"{"a":1,}"#, "[1,]",
+            String(repeating: "[", count: JSONNode.maxDepth + 1) + String(repeating: "]", count: JSONNode.maxDepth + 1),
+            String(repeating: "[", count: JSONNode.maxDepth) + String(repeating: "]", count: JSONNode.maxDepth),
+        ]
+        documents.append(#"{"a":""# + String(decoding: [0xC3], as: UTF8.self) + #""}"#)
+        var random = SplitMix(seed: 31)
+        func value(_ depth: Int) -> String {
+            switch depth > 3 ? random.next() % 4 : random.next() % 6 {
+            case 0: return ["0", "-0", "12.5e3", "1e400", "01", "-"][Int(random.next() % 6)]
+            case 1: return ["\"a\"", "\"\\u00e9\"", "\"\\x\"", "\"é\"", "\"\\\"\"", "\"open"][Int(random.next() % 6)]
+            case 2: return ["true", "false", "null", "nul"][Int(random.next() % 4)]
+            case 3: return "\"k\(random.next() % 3)\""
+            case 4: return "[" + (0..<Int(random.next() % 4)).map { _ in value(depth + 1) }.joined(separator: random.next() % 20 == 0 ? ",," : ",") + "]"
+            default: return "{" + (0..<Int(random.next() % 4)).map { _ in "\"k\(random.next() % 3)\":\(value(depth + 1))" }.joined(separator: ",") + "}"
+            }
+        }
+        for _ in 0..<3_000 { documents.append("{\"d\":\(value(0)),\"k\(random.next() % 3)\":\(value(1))}") }
+        var taken = 0
+        for document in documents {
+            let parsed = JSONNode.parse(document)
+            #expect(Self.skipped(document) == (parsed != nil), "\(document)")
+            if let parsed, parsed.object != nil {
+                taken += 1
+                #expect(Self.visited(document) == Self.plain(parsed), "\(document)")
+            }
+        }
+        #expect(taken > 1_000)
     }
 }

@@ -27,32 +27,74 @@ public struct HealthBatchOutline: Sendable, Equatable {
     /// When the request arrived, in seconds since 1970 (0 when the event does not say).
     public var receivedAt: Int64 = 0
 
-    /// The outline of `json`; nil when it is not an object whose items have a kind, a name and a date.
+    /// The outline of `json`; nil when it is not an object whose items have a kind, a name and a
+    /// date. Read with `JSONNode.Cursor`, passing over every other field; a field written twice
+    /// counts as its last value, as `JSONNode` reads it.
     public static func read(_ json: String) -> HealthBatchOutline? {
-        guard let object = JSONNode.parse(json)?.object else { return nil }
-        var outline = HealthBatchOutline()
-        guard let items = Self.items(object["records"]), let replaced = Self.items(object["replaced"]) else { return nil }
-        (outline.items, outline.replaced) = (items, replaced)
-        if let intake = object["intake"]?.object {
-            outline.format = intake["format"]?.string
-            outline.received = intake["received"]?.number.flatMap { Int64(exactly: $0) }
-            outline.duplicates = intake["duplicates"]?.number.flatMap { Int64(exactly: $0) }
+        JSONNode.Cursor.read(json) { cursor in
+            var outline = HealthBatchOutline()
+            var items: [Item]? = [], replaced: [Item]? = []
+            var receivedAt: Int64?
+            let read = cursor.object { cursor, key in
+                if key == "records" { return Self.items(&cursor, into: &items) }
+                if key == "replaced" { return Self.items(&cursor, into: &replaced) }
+                if key == "received_at" {
+                    guard let node = cursor.value() else { return false }
+                    receivedAt = node.number.flatMap { Int64(exactly: $0) }
+                    return true
+                }
+                guard key == "intake" else { return cursor.skip() }
+                (outline.format, outline.received, outline.duplicates) = (nil, nil, nil)
+                guard cursor.peek() == UInt8(ascii: "{") else { return cursor.skip() }
+                return cursor.object { cursor, key in
+                    guard key == "format" || key == "received" || key == "duplicates" else { return cursor.skip() }
+                    guard let node = cursor.value() else { return false }
+                    if key == "format" { outline.format = node.string } else if key == "received" {
+                        outline.received = node.number.flatMap { Int64(exactly: $0) }
+                    } else {
+                        outline.duplicates = node.number.flatMap { Int64(exactly: $0) }
+                    }
+                    return true
+                }
+            }
+            guard read, let items, let replaced else { return nil }
+            (outline.items, outline.replaced, outline.receivedAt) = (items, replaced, receivedAt ?? 0)
+            return outline
         }
-        outline.receivedAt = object["received_at"]?.number.flatMap { Int64(exactly: $0) } ?? 0
-        return outline
     }
 
-    /// A list of items (absent or null is none).
-    static func items(_ node: JSONNode?) -> [Item]? {
-        guard let node, !node.isNull else { return [] }
-        guard let list = node.array else { return nil }
-        var items: [Item] = []
-        items.reserveCapacity(list.count)
-        for element in list {
-            guard let item = element.object, let kind = item["kind"]?.string, let name = item["name"]?.string,
-                  let date = item["date"]?.string else { return nil }
-            items.append(Item(kind: kind, name: name, date: date, endSeconds: item["end_seconds"]?.number.flatMap { Int64(exactly: $0) }))
+    /// A list of items (null is none) into `list`; nil there when it is not a list of items
+    /// with a kind, a name and a date. False only when the document is not JSON.
+    static func items(_ cursor: inout JSONNode.Cursor, into list: inout [Item]?) -> Bool {
+        if cursor.null() {
+            list = []
+            return true
         }
-        return items
+        guard cursor.peek() == UInt8(ascii: "[") else {
+            list = nil
+            return cursor.skip()
+        }
+        var items: [Item]? = []
+        let read = cursor.array { cursor in
+            guard cursor.peek() == UInt8(ascii: "{") else {
+                items = nil
+                return cursor.skip()
+            }
+            var kind: String?, name: String?, date: String?, end: Int64?
+            let read = cursor.object { cursor, key in
+                guard key == "kind" || key == "name" || key == "date" || key == "end_seconds" else { return cursor.skip() }
+                guard let node = cursor.value() else { return false }
+                if key == "kind" { kind = node.string } else if key == "name" { name = node.string } else if key == "date" {
+                    date = node.string
+                } else {
+                    end = node.number.flatMap { Int64(exactly: $0) }
+                }
+                return true
+            }
+            if let kind, let name, let date { items?.append(Item(kind: kind, name: name, date: date, endSeconds: end)) } else { items = nil }
+            return read
+        }
+        list = items
+        return read
     }
 }

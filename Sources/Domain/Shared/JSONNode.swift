@@ -156,6 +156,13 @@ extension JSONNode {
 
         /// A string from its opening quote: most are ASCII without escapes, read in one copy.
         mutating func string() -> String? {
+            guard let (raw, escaped) = scanString() else { return nil }
+            return escaped ? StrictJSON.Scanner.unescape(raw) : String(decoding: raw, as: UTF8.self)
+        }
+
+        /// Passes a string from its opening quote, checked as `string()` checks it: the bytes
+        /// between the quotes, and whether they hold an escape.
+        mutating func scanString() -> (raw: UnsafeBufferPointer<UInt8>, escaped: Bool)? {
             at += 1
             let start = at
             var escaped = false, ascii = true
@@ -166,7 +173,7 @@ extension JSONNode {
                     let raw = UnsafeBufferPointer(rebasing: bytes[start..<at])
                     at += 1
                     if !ascii { guard String(validating: raw, as: UTF8.self) != nil else { return nil } }
-                    return escaped ? StrictJSON.Scanner.unescape(raw) : String(decoding: raw, as: UTF8.self)
+                    return (raw, escaped)
                 case UInt8(ascii: "\\"):
                     // The escaped byte is skipped whatever it is (a quote must not end the string);
                     // a `\u` escape's digits are checked where the text is made.

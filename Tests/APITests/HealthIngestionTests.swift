@@ -519,6 +519,32 @@ import TestSupport
         }
     }
 
+    /// A large batch goes into the records table as plain INSERTs; one that edits stored items
+    /// (here a hundred, beside a hundred new ones) finds their keys there and is written again
+    /// as upserts: every edit lands, nothing is stored twice, and a re-send adds nothing.
+    @Test func aLargeBatchOfEditsAndNewItemsStoresEveryOne() async throws {
+        try await AppHarness.with(now: Self.now, asyncProjectors: false) { harness, http in
+            let token = try #require(try await http.register("large-edits@example.com").string("access_token"))
+            func samples(_ range: Range<Int>, value: Double) -> [String] {
+                range.map { minute in
+                    let start = String(format: "2026-03-09T%02d:%02d:00Z", 6 + minute / 60, minute % 60)
+                    let end = String(format: "2026-03-09T%02d:%02d:30Z", 6 + minute / 60, minute % 60)
+                    return Self.sample("steps", value, start, end, source: "Watch", kind: "watch", uuid: "large-\(minute)")
+                }
+            }
+            let first = try await http.call(.post, "/api/v1/ingest/health", token: token, json: Self.batch(samples: samples(0..<100, value: 1)))
+            #expect(Self.counts(first)["inserted"] == 100, "\(first.text)")
+            let edited = Self.batch(samples: samples(0..<100, value: 2) + samples(100..<200, value: 3))
+            let second = try await http.call(.post, "/api/v1/ingest/health", token: token, json: edited)
+            #expect(second.status == .ok && Self.counts(second)["updated"] == 100 && Self.counts(second)["inserted"] == 100, "\(second.text)")
+            let stored = try await Self.storedItems(harness)
+            #expect(stored.count == 200)
+            #expect(stored.prefix(100).allSatisfy { $0.hasSuffix(" 2.0") } && stored.suffix(100).allSatisfy { $0.hasSuffix(" 3.0") })
+            let again = try await http.call(.post, "/api/v1/ingest/health", token: token, json: edited)
+            #expect(Self.counts(again)["duplicates"] == 200, "\(again.text)")
+        }
+    }
+
     /// An exporter without uuids sending an item the phone stored with its uuid: the same item,
     /// a duplicate, and the phone's later deletion of it still removes it. Before, the exporter's
     /// copy counted as an update and cleared the uuid, and the deletion found nothing.

@@ -97,7 +97,6 @@ public enum HealthIngestDecider: Decider {
         let original = state
         var table = state
         var tally = Tally()
-        table.byKey.reserveCapacity(table.byKey.count + command.records.count)
         // An item sent and deleted in one batch never reaches the log and takes no other item's
         // place: only its deletion counts (what the log holds under its uuid goes).
         let deleted = Set(command.deletions)
@@ -106,7 +105,6 @@ public enum HealthIngestDecider: Decider {
         var lastOfUUID: [String: Int] = [:]
         for (index, record) in command.records.enumerated() { if let uuid = record.uuid { lastOfUUID[uuid] = index } }
         var played: [HealthRecord] = []
-        played.reserveCapacity(command.records.count)
         // While every item played is new (a first sync), each is stored as it is: no diff to make.
         var allNew = true
         for (index, sent) in command.records.enumerated() {
@@ -121,6 +119,12 @@ public enum HealthIngestDecider: Decider {
             if let existing = table.existing(record) {
                 guard record.differs(from: existing) else { continue }
                 allNew = false
+            }
+            // Room is made at the first item played: a batch of duplicates (a re-sent sync) copies
+            // neither the table nor anything else.
+            if played.isEmpty {
+                table.byKey.reserveCapacity(table.byKey.count + command.records.count)
+                played.reserveCapacity(command.records.count - index)
             }
             table.store(record)
             played.append(record)

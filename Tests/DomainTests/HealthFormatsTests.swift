@@ -11,6 +11,24 @@ import Testing
         HealthIntakeRules.check(intake, timeZone: belgrade, now: now)
     }
 
+    /// A source's name is 1 to 200 characters (what a person sees, not bytes), and a NUL in a
+    /// kept string is the item's error: a name of 200 characters of several bytes each is kept,
+    /// one of 201 is not.
+    @Test func aSourceNameIsCountedInCharactersAndANULIsRefused() throws {
+        func sample(_ name: String) -> Data {
+            let escaped = name.replacingOccurrences(of: "\u{0}", with: "\\u0000")
+            return Data(#"{"samples":[{"metric":"steps","value":5,"start":"2024-01-15T07:00:00Z","end":"2024-01-15T07:01:00Z","source":{"name":"\#(escaped)","kind":"watch"}}]}"#.utf8)
+        }
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}"  // one character, 18 bytes
+        for (name, kept) in [(String(repeating: "é", count: 200), true), (String(repeating: "é", count: 201), false),
+                             (String(repeating: family, count: 200), true), (String(repeating: family, count: 201), false),
+                             (String(repeating: "a", count: 200), true), (String(repeating: "a", count: 201), false),
+                             ("Watch\u{0}", false), ("", false)] {
+            let intake = try NativeHealthFormat.decode(sample(name))
+            #expect(intake.samples.count == (kept ? 1 : 0) && intake.rejected == (kept ? 0 : 1), "\(name.utf8.count) bytes")
+        }
+    }
+
     @Test func healthAutoExportDatesInEveryForm() {
         #expect(HealthAutoExportDate.instant("2024-01-15 07:00:00 -0500")?.timeIntervalSince1970 == 1_705_320_000)
         #expect(HealthAutoExportDate.instant("2024-01-15 7:00:00 AM -0500")?.timeIntervalSince1970 == 1_705_320_000)

@@ -96,7 +96,8 @@ public enum NativeHealthFormat {
 
         /// A string the item keeps: no NUL, which nothing downstream can store.
         mutating func kept(_ text: String, _ field: String) -> String? {
-            guard !text.unicodeScalars.contains("\u{0}") else { fail(field, "contains a NUL character"); return nil }
+            // A NUL scalar is the byte 0 in UTF-8, and no other scalar has that byte.
+            guard !text.utf8.contains(0) else { fail(field, "contains a NUL character"); return nil }
             return text
         }
 
@@ -121,7 +122,9 @@ public enum NativeHealthFormat {
 
         mutating func source() -> HealthSource? {
             guard let object else { return nil }
-            guard let source = object["source"]?.object, let name = source["name"]?.string, !name.isEmpty, name.count <= 200 else {
+            // Characters are counted only for a name of more than 200 bytes: one has fewer characters than bytes.
+            guard let source = object["source"]?.object, let name = source["name"]?.string, !name.isEmpty,
+                  name.utf8.count <= 200 || name.count <= 200 else {
                 fail("source", "is required: {name, kind}")
                 return nil
             }

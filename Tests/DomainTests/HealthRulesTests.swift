@@ -143,7 +143,7 @@ import Testing
             let deletions = next(3) == 0 ? (0...next(2)).map { _ in "u\(1 + next(3))" } : []
             return .init(deviceId: nil, records: Self.records(samples), deletions: deletions)
         }
-        var changed = 0, surely = 0
+        var changed = 0, surely = 0, flagged = 0
         for _ in 0..<1_000 {
             var table: Table = [:]
             // Later batches' reads made before this one is stored, with what was stored since.
@@ -158,6 +158,14 @@ import Testing
                 if HealthIngestDecider.surelyStoresSomething(before, command) {
                     surely += 1
                     #expect(!events.isEmpty)
+                }
+                // A batch said to be all new is inserted without checking keys: none may be stored.
+                for case .recordsStored(let stored) in events where stored.allNew == true {
+                    flagged += 1
+                    #expect(stored.replaced.isEmpty)
+                    for record in stored.records {
+                        #expect(table[record.key] == nil && !table.values.contains { $0.uuid != nil && $0.uuid == record.uuid })
+                    }
                 }
                 Self.apply(events, to: &table)
                 // A batch decided on the batches ahead of it (`decidePipelined`) folds only the
@@ -198,6 +206,7 @@ import Testing
         }
         #expect(changed > 1_500)
         #expect(surely > 300, "the shortcut held for \(surely) batches")
+        #expect(flagged > 300, "\(flagged) batches said to be all new")
     }
 
     @Test func aDeletionNamesTheDayItEmptiesAndAnUnknownOneIsOnlyCounted() throws {
@@ -359,7 +368,8 @@ import Testing
         ]
         let removed = [HealthEvent.RecordsDeleted.Removed(key: "k\\1", kind: .sleep, name: "deep", date: date)]
         let stored = HealthEvent.RecordsStored(deviceId: UUID(), records: records, replaced: removed,
-                                               intake: .init(format: "health_auto_export", received: 12, duplicates: 3), receivedAt: 1_773_144_000)
+                                               intake: .init(format: "health_auto_export", received: 12, duplicates: 3), receivedAt: 1_773_144_000,
+                                               allNew: true)
         let own = try JSONSerialization.jsonObject(with: Data(stored.encodedJSON().utf8))
         #expect((own as? NSDictionary) == (try Self.generic(stored) as? NSDictionary))
         #expect(try EventCoding.decode(HealthEvent.RecordsStored.self, from: stored.encodedJSON()) == stored)

@@ -24,6 +24,7 @@ extension HealthEvent.RecordsStored: SelfEncodingEvent {
             json.close()
         }
         if let receivedAt { json.key("received_at"); json.number(receivedAt) }
+        if let allNew { json.key("all_new"); json.bool(allNew) }
         json.close()
         return json.text
     }

@@ -67,13 +67,18 @@ public enum HealthEvent: AreaEvent {
         /// When the request arrived by the server's clock (seconds since 1970): late data is
         /// told by it, the same way in a rebuild.
         public var receivedAt: Int64?
+        /// True when every record was new to the log when the batch was decided (a first sync;
+        /// nil before 2026-11-29, and when some replace a stored item): the records projector
+        /// then inserts them without checking each key first.
+        public var allNew: Bool?
         public init(deviceId: UUID?, records: [HealthRecord], replaced: [RecordsDeleted.Removed] = [], intake: Intake? = nil,
-                    receivedAt: Int64? = nil) {
+                    receivedAt: Int64? = nil, allNew: Bool? = nil) {
             self.deviceId = deviceId
             self.records = records
             self.replaced = replaced
             self.intake = intake
             self.receivedAt = receivedAt
+            self.allNew = allNew
         }
     }
 

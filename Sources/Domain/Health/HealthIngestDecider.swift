@@ -86,6 +86,8 @@ public enum HealthIngestDecider: Decider {
         public var deleted = 0
         /// Deletions of uuids lifelog does not have (never sent, or deleted before).
         public var unknownDeletions = 0
+        /// Every stored record is new: none has a key or uuid stored before, none replaces an item.
+        public var allNew = false
     }
 
     public static var initial: State { State() }
@@ -144,6 +146,7 @@ public enum HealthIngestDecider: Decider {
         let skipped = command.records.count - (deleted.isEmpty ? 0 : command.records.filter { $0.uuid.map(deleted.contains) == true }.count)
         if allNew {
             (tally.stored, tally.inserted, tally.duplicates) = (played, played.count, skipped - played.count)
+            tally.allNew = true
             return tally
         }
         var written = Set<String>()
@@ -202,7 +205,8 @@ public enum HealthIngestDecider: Decider {
                 records: Array(tally.stored[min(start, tally.stored.count)..<min(start + recordsPerEvent, tally.stored.count)]),
                 replaced: start == 0 ? tally.replaced : [],
                 intake: start == 0 ? intake : nil,
-                receivedAt: arrived))
+                receivedAt: arrived,
+                allNew: tally.allNew && !tally.stored.isEmpty ? true : nil))
         }
         let logged = tally.removed
         if !logged.isEmpty {

@@ -12,8 +12,9 @@ extension JSONNode {
         var reader: Reader
         var depth = 0
 
-        /// What `body` reads of the document in `text`; nil when `body` answers nil, or the
-        /// document is not JSON (checked to its end, whatever `body` read).
+        /// What `body` reads of the document in `text`; nil when `body` answers nil, or what
+        /// follows the value it read is more than whitespace. `body` reads the one top-level
+        /// value (`object`, `array`, `value` or `skip`): the document is then checked whole.
         public static func read<T>(_ text: String, _ body: (inout Cursor) -> T?) -> T? {
             var text = text
             return text.withUTF8 { bytes in

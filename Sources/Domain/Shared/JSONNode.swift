@@ -54,6 +54,10 @@ public enum JSONNode: Sendable {
         if case .number(let value) = self { value } else { nil }
     }
 
+    public var isTrue: Bool {
+        if case .bool(true) = self { true } else { false }
+    }
+
     public var isNull: Bool {
         if case .null = self { true } else { false }
     }

@@ -14,6 +14,8 @@ struct HealthRecordColumns {
     var device: UUID?
     /// The keys of what the records replace (under another key or date).
     var replacedKeys: [String] = []
+    /// The event says every record was new when it was decided (`HealthEvent.RecordsStored.allNew`).
+    var allNew = false
 
     /// The columns of `json`; throws when a record lacks a field the table requires. Read with
     /// `JSONNode.Cursor`, each record's fields straight into the columns (a field written twice
@@ -21,12 +23,17 @@ struct HealthRecordColumns {
     init(json: String) throws {
         // Per field: only the last of a field written twice counts, its faults with it.
         var replacedFault: String?, recordsFault: String?
-        var device: UUID?, replacedKeys: [String] = [], columns = Self.empty
+        var device: UUID?, replacedKeys: [String] = [], allNew = false, columns = Self.empty
         let read = JSONNode.Cursor.read(json) { cursor -> Bool? in
             let read = cursor.object { cursor, key in
                 if key == "device_id" {
                     guard let node = cursor.value() else { return false }
                     device = node.string.flatMap(UUID.init(uuidString:))
+                    return true
+                }
+                if key == "all_new" {
+                    guard let node = cursor.value() else { return false }
+                    allNew = node.isTrue
                     return true
                 }
                 if key == "replaced" {
@@ -70,6 +77,7 @@ struct HealthRecordColumns {
         self = columns
         self.device = device
         self.replacedKeys = replacedKeys
+        self.allNew = allNew
     }
 
     private init() {}
@@ -121,13 +129,5 @@ struct HealthRecordColumns {
 
     static func integer(_ node: JSONNode) -> Int64? {
         node.number.flatMap { Int64(exactly: $0) }
-    }
-
-    mutating func reserve(_ count: Int) {
-        keys.reserveCapacity(count); uuids.reserveCapacity(count); kinds.reserveCapacity(count); names.reserveCapacity(count)
-        values.reserveCapacity(count); starts.reserveCapacity(count); ends.reserveCapacity(count); dates.reserveCapacity(count)
-        sourceNames.reserveCapacity(count); sourceKinds.reserveCapacity(count); bundles.reserveCapacity(count); series.reserveCapacity(count)
-        energies.reserveCapacity(count); distances.reserveCapacity(count); heartRates.reserveCapacity(count)
-        lows.reserveCapacity(count); highs.reserveCapacity(count)
     }
 }

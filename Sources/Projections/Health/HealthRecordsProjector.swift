@@ -14,25 +14,34 @@ public struct HealthRecordsProjector: Projector {
 
     public init() {}
 
-    /// Records in one call from which the rows go in first as plain INSERTs.
+    /// Records in one round from which the rows go in first as plain INSERTs.
     static let plainFirstFrom = 64
+    /// Events whose columns are held at once: a rebuild's page holds thousands.
+    static let eventsPerRound = 20
 
     public func apply(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
+        for start in stride(from: 0, to: events.count, by: Self.eventsPerRound) {
+            try await applyRound(Array(events[start..<min(start + Self.eventsPerRound, events.count)]), on: connection, logger: logger)
+        }
+    }
+
+    private func applyRound(_ events: [RecordedEvent], on connection: PostgresConnection, logger: Logger) async throws {
         let batches = try events.map { event -> (RecordedEvent, HealthRecordColumns?) in
             // The log holds the payload sealed: this is it opened, in its type's current shape.
             guard event.type == HealthEvent.RecordsStored.type else { return (event, nil) }
             return (event, try HealthRecordColumns(json: try upcastPayload(event) ?? event.data))
         }
-        guard batches.reduce(0, { $0 + ($1.1?.keys.count ?? 0) }) >= Self.plainFirstFrom else {
+        let stored = batches.compactMap(\.1)
+        // A first sync's batches were decided all new (`HealthEvent.RecordsStored.allNew`), and
+        // this runs in the append's transaction, which the user's next batch waits for: their
+        // rows go in as plain INSERTs, about a quarter less per row than the upsert, whose
+        // speculative insertion checks each key first (1,000,000 rows: 13.5 s of PostgreSQL's
+        // time as upserts). In a savepoint: should a key be there after all (a read model that
+        // went wrong, rebuilt), the round is written again as upserts. Few records go straight
+        // to the upsert: the savepoint's two round trips would cost them more than they save.
+        guard !stored.isEmpty, stored.allSatisfy(\.allNew), stored.reduce(0, { $0 + $1.keys.count }) >= Self.plainFirstFrom else {
             return try await write(batches, upsert: true, on: connection, logger: logger)
         }
-        // A stored batch's records are nearly always new (a first sync, each day's new samples),
-        // and this runs in the append's transaction, which a user's next batch waits for. A plain
-        // INSERT costs about a quarter less per row than the upsert, whose speculative insertion
-        // checks each key first (1,000,000 rows of a first sync: 13.5 s of PostgreSQL's time as
-        // upserts). When a key is there already (an edited item, a grown total), the whole call
-        // runs again as upserts. A few records go straight to the upsert: two more round trips
-        // would cost them more than they save.
         try await connection.run("SAVEPOINT lifelog_health_records", logger: logger)
         do {
             try await write(batches, upsert: false, on: connection, logger: logger)

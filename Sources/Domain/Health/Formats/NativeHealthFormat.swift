@@ -122,7 +122,7 @@ public enum NativeHealthFormat {
 
         mutating func source() -> HealthSource? {
             guard let object else { return nil }
-            // Characters are counted only for a name of more than 200 bytes: one has fewer characters than bytes.
+            // Characters are counted only for a name of more than 200 bytes: no name has more characters than bytes.
             guard let source = object["source"]?.object, let name = source["name"]?.string, !name.isEmpty,
                   name.utf8.count <= 200 || name.count <= 200 else {
                 fail("source", "is required: {name, kind}")

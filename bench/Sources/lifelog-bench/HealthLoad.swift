@@ -86,16 +86,21 @@ struct HealthLoad: AsyncParsableCommand {
         let memory = MemorySampler(pid: serverPid)
         print("health: \(samples) samples in \(bodies.count) requests of \(batch), \(width) in flight; server RSS before: \(memory.describeNow())")
 
+        var cpu = CPUMeter(pid: serverPid)
         let (first, firstPosition, firstCounts) = try await send(http, token: token, bodies: bodies, memory: memory)
         let caughtUp = try await waitForDays(http, token: token, position: firstPosition)
+        let firstCPU = cpu.lap()
         let total = seconds(first + caughtUp)
         print(String(format: "health first pass: stored in %.1f s (%.0f samples/s), day models caught up %.1f s later: %.1f s end to end; %@",
                      seconds(first), Double(samples) / seconds(first), seconds(caughtUp), total, firstCounts))
+        print("health first pass CPU: \(firstCPU)")
         print("health server RSS: \(memory.describe())")
 
         let (second, _, secondCounts) = try await send(http, token: token, bodies: bodies, memory: memory)
+        let secondCPU = cpu.lap()
         print(String(format: "health re-send: %.1f s (%.0f samples/s, %.1f× the first pass's storing time); %@",
                      seconds(second), Double(samples) / seconds(second), seconds(first) / seconds(second), secondCounts))
+        print("health re-send CPU: \(secondCPU)")
         print("health server RSS: \(memory.describe())")
         try await Settle.database(options.databaseURL, logger: options.logger)
 
@@ -208,6 +213,51 @@ struct HealthLoad: AsyncParsableCommand {
 
         func describe() -> String {
             lock.withLock { ["received", "inserted", "updated", "duplicates", "rejected"].map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ") }
+        }
+    }
+
+    /// CPU seconds spent between laps: the server's own (from /proc/<pid>/stat) and the whole
+    /// machine's busy time (from /proc/stat: the server, PostgreSQL and this tool). The first
+    /// pass is CPU-bound on two cores, so these move less from hour to hour than its wall time.
+    struct CPUMeter {
+        let pid: Int32?
+        var last: (server: Double?, machine: Double?)
+
+        init(pid: Int32?) {
+            self.pid = pid
+            last = (Self.server(pid), Self.machine())
+        }
+
+        /// Jiffies are 1/100 s on Linux (`USER_HZ`).
+        static func server(_ pid: Int32?) -> Double? {
+            guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return nil }
+            // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) / 100
+        }
+
+        static func machine() -> Double? {
+            guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+            let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+            guard values.count >= 8 else { return nil }
+            // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+            return (values[0] + values[1] + values[2] + values[5] + values[6] + values[7]) / 100
+        }
+
+        mutating func lap() -> String {
+            let now = (Self.server(pid), Self.machine())
+            defer { last = now }
+            let server = zip2(now.0, last.server).map { String(format: "server %.1f s", $0 - $1) } ?? "server unknown (no --server-pid)"
+            let machine = zip2(now.1, last.machine).map { String(format: "machine busy %.1f s", $0 - $1) } ?? "machine unknown"
+            return "\(server), \(machine)"
+        }
+
+        private func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
+            guard let a, let b else { return nil }
+            return (a, b)
         }
     }
 

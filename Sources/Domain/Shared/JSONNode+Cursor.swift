@@ -127,37 +127,11 @@ extension JSONNode.Reader {
         skipSpace()
         guard at < bytes.count, depth < JSONNode.maxDepth else { return false }
         switch bytes[at] {
-        case UInt8(ascii: "{"):
-            at += 1
-            skipSpace()
-            if at < bytes.count, bytes[at] == UInt8(ascii: "}") { at += 1; return true }
-            while true {
-                skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), scanString() != nil else { return false }
-                skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return false }
-                at += 1
-                guard skip(depth: depth + 1) else { return false }
-                skipSpace()
-                guard at < bytes.count else { return false }
-                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                guard bytes[at] == UInt8(ascii: "}") else { return false }
-                at += 1
-                return true
-            }
-        case UInt8(ascii: "["):
-            at += 1
-            skipSpace()
-            if at < bytes.count, bytes[at] == UInt8(ascii: "]") { at += 1; return true }
-            while true {
-                guard skip(depth: depth + 1) else { return false }
-                skipSpace()
-                guard at < bytes.count else { return false }
-                if bytes[at] == UInt8(ascii: ",") { at += 1; continue }
-                guard bytes[at] == UInt8(ascii: "]") else { return false }
-                at += 1
-                return true
-            }
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var cursor = JSONNode.Cursor(reader: self, depth: depth)
+            let passed = bytes[at] == UInt8(ascii: "{") ? cursor.object { cursor, _ in cursor.skip() } : cursor.array { $0.skip() }
+            self = cursor.reader
+            return passed
         case UInt8(ascii: "\""): return scanString() != nil
         default: return value(depth: depth) != nil  // a word or a number: nothing to build
         }

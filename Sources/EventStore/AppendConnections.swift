@@ -98,6 +98,10 @@ public final class AppendConnections: Service, Sendable {
     /// How many are open now (free or in use).
     public var openCount: Int { state.withLock { $0.open } }
 
+    /// How many are open and free: the next append takes one of these (a session PostgreSQL
+    /// lists may still be being set up, and is not one yet).
+    public var freeCount: Int { state.withLock { $0.free.count } }
+
     /// How many statements' work ran on one of these since the start (the rest leased from the pool).
     public var servedCount: Int { served.load(ordering: .relaxed) }
 

@@ -194,8 +194,10 @@ import TestSupport
         try await withStore { setup in
             let (database, client, name, connections, store) = (setup.database, setup.client, setup.name, setup.connections, setup.store)
             try await store.append(to: Fixtures.stream(), expected: .noStream, events: [Fixtures.event()])
-            // Open, not only asked for (`openCount` counts one being opened).
-            #expect(try await eventually { try await backends(name, on: client).count == 1 })
+            // Open and free, not only asked for (`openCount` counts one being opened) nor only
+            // listed by PostgreSQL (it is listed while still being set up): else the first attempt
+            // runs on the pool (failed twice in a fresh clone's CI).
+            #expect(try await eventually { try await backends(name, on: client).count == 1 && connections.freeCount == 1 })
             let logger = self.logger
             let attempts = Atomic<Int>(0)
             let answer = try await connections.withConnection(orFrom: client) { connection in

@@ -27,11 +27,27 @@ import TestSupport
         return found
     }
 
-    static func explain(_ query: PostgresQuery, on client: PostgresClient) async throws -> [(String, String)] {
+    /// Every filter in a plan that tests a subplan: a plain one runs once per row it filters.
+    static func subplanFilters(_ plan: Any) -> [String] {
+        var found: [String] = []
+        if let node = plan as? [String: Any] {
+            if let filter = node["Filter"] as? String, filter.contains("SubPlan") { found.append(filter) }
+            for value in node.values { found += subplanFilters(value) }
+        } else if let list = plan as? [Any] {
+            for value in list { found += subplanFilters(value) }
+        }
+        return found
+    }
+
+    static func plan(_ query: PostgresQuery, on client: PostgresClient) async throws -> Any {
         let explained = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + query.sql, binds: query.binds)
         var text = ""
         for try await line in try await client.query(explained).decode(String.self) { text += line }
-        return scans(try JSONSerialization.jsonObject(with: Data(text.utf8)))
+        return try JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    static func explain(_ query: PostgresQuery, on client: PostgresClient) async throws -> [(String, String)] {
+        scans(try await plan(query, on: client))
     }
 
     @Test func theLookupsProbeByKeyWhenTheStatisticsDoNotKnowTheUser() async throws {
@@ -60,9 +76,15 @@ import TestSupport
                 let keys = (1...10_000).map { "quantity|steps|\($0)|\($0 + 60)|Phone" }
                 let uuids = (1...10_000).map { "n-\($0)" }
 
-                let lookup = try await Self.explain(
+                let lookupPlan = try await Self.plan(
                     HealthReadModel.decisionStateQuery(owner, streamId: "health-\(owner)", keys: keys, uuids: uuids), on: client)
+                let lookup = Self.scans(lookupPlan)
                 #expect(!lookup.isEmpty)
+                // An item found by uuid whose key the batch names is dropped through a hash of the keys,
+                // not by scanning them once per item.
+                let filters = Self.subplanFilters(lookupPlan)
+                #expect(!filters.isEmpty)
+                for filter in filters { #expect(filter.contains("hashed SubPlan"), "\(filter)") }
                 for (node, condition) in lookup {
                     #expect(node == "Index Scan" || node == "Index Only Scan", "\(node) on rm_health_records (\(condition))")
                     #expect(condition.contains("key") || condition.contains("uuid"), "\(node) with condition \(condition)")
@@ -74,6 +96,33 @@ import TestSupport
                     #expect(node != "Seq Scan", "\(node) on rm_health_records")
                     #expect(condition.contains("uuid") || condition.contains("local_date"), "\(node) with condition \(condition)")
                 }
+            }
+        }
+    }
+
+    /// A re-sent batch names each stored item twice, by key and by uuid: the lookup reads it once
+    /// (its rows are most of a re-send's work), and still reads an item only its uuid names (an
+    /// edit that moved it to another key) and one only its key names (a new uuid for it).
+    @Test func theLookupReadsEachItemOnceAndEveryItemTheBatchNames() async throws {
+        try await TestDatabase.with { database in
+            try await PostgresClient.withRunning(database.ownerConfiguration(maximumConnections: 2), logger: TestDatabase.logger) { client in
+                let owner = UUID()
+                try await client.query("""
+                    INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
+                                                   source_name, source_kind, series)
+                    SELECT \(owner), 'quantity|steps|' || i || '|' || (i + 60) || '|Phone', 'n-' || i, 'quantity', 'steps', 100,
+                           1700000000 + i * 60, 1700000060 + i * 60, DATE '2024-01-01' + (i / 1440), 'Phone', 'phone', 'sample'
+                    FROM generate_series(1, 3000) i
+                    """)
+                let model = HealthReadModel(client: client, logger: TestDatabase.logger)
+                // Items 1–2,000 by key and uuid; 2,001 by key only (its uuid in the batch is new);
+                // 2,002 by uuid only (its key in the batch is new); a key and a uuid not stored.
+                let keys = (1...2_001).map { "quantity|steps|\($0)|\($0 + 60)|Phone" } + ["quantity|steps|1|2|Phone", "quantity|steps|9|99|Phone"]
+                let uuids = (1...2_000).map { "n-\($0)" } + ["fresh-1", "n-2002", "fresh-2"]
+                let (records, _) = try await model.decisionState(owner, streamId: "health-\(owner)", keys: keys, uuids: uuids)
+                #expect(records.count == 2_002)
+                #expect(Set(records.compactMap(\.uuid)).count == 2_002)
+                #expect(records.contains { $0.uuid == "n-2001" } && records.contains { $0.uuid == "n-2002" })
             }
         }
     }

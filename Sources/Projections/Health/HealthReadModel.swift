@@ -47,8 +47,10 @@ public struct HealthReadModel: Sendable {
         return (records, version)
     }
 
-    /// The lookup behind `decisionState`: one index probe per key and per uuid (an item found
-    /// both ways comes twice; the state keeps it once). As `key = ANY(…)`, or as a join,
+    /// The lookup behind `decisionState`: one index probe per key and per uuid. An item found
+    /// both ways is sent once, by key (a re-sent batch names every item both ways, and reading
+    /// its rows is most of a re-send's work); one its uuid alone finds (an edit that moved it to
+    /// another key) comes by uuid. As `key = ANY(…)`, or as a join,
     /// PostgreSQL chose to scan every stored item of the user once it had some hundred thousand,
     /// or when its statistics lagged behind an import or a new user's first sync (a 10,000-item
     /// batch took 14.6 s, a 49,000-item re-send held a core for minutes: issue 24). A LATERAL
@@ -57,12 +59,14 @@ public struct HealthReadModel: Sendable {
     public static func decisionStateQuery(_ owner: UUID, streamId: String, keys: [String], uuids: [String]) -> PostgresQuery {
         """
         WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version),
+        p AS (SELECT \(keys)::text[] AS keys),
         found AS (
-          SELECT r.* FROM unnest(\(keys)::text[]) AS k(key),
+          SELECT r.* FROM p, unnest(p.keys) AS k(key),
             LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.key = k.key LIMIT 1) r
           UNION ALL
           SELECT r.* FROM unnest(\(uuids)::text[]) AS u(uuid),
-            LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r)
+            LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.uuid = u.uuid LIMIT 1) r
+          WHERE r.key NOT IN (SELECT unnest(p.keys) FROM p))
         SELECT v.version, r.key, r.uuid, r.kind, r.name, r.value, r.start_s, r.end_s, r.local_date - DATE '1970-01-01', r.source_name,
                r.source_kind, r.source_bundle, r.series, r.energy_kcal, r.distance_m, r.avg_hr, r.min, r.max
         FROM v LEFT JOIN found r ON true

@@ -23,6 +23,7 @@ struct HealthLoad: AsyncParsableCommand {
     @Option(help: "Requests per second for the read.") var rate = 100
     @Option(help: "Seconds of the read scenario.") var duration = 20
     @Option(help: "The server's process id, to sample its memory.") var serverPid: Int32?
+    @Flag(help: "Give every item a uuid in capitals, as HealthKit's objects have.") var uuids = false
 
     func run() async throws {
         try await HTTPDriver.with(baseURL: baseURL, load)
@@ -31,13 +32,14 @@ struct HealthLoad: AsyncParsableCommand {
     /// A deterministic heavy stretch of `days` days (about nine months by default) ending yesterday, minute by minute:
     /// the watch's heart rate every minute; by day its steps and energy per minute and the
     /// phone's steps per 10 minutes (overlapping the watch's); by night sleep stages per 5 minutes.
-    static func bodies(samples: Int, batch: Int, end: Date, days: Int = 300) -> [String] {
+    static func bodies(samples: Int, batch: Int, end: Date, days: Int = 300, uuids: Bool = false) -> [String] {
         let source = (watch: #"{"name":"Apple Watch","kind":"watch"}"#, phone: #"{"name":"iPhone","kind":"phone"}"#)
         let formatter = ISO8601DateFormatter()
         var quantities: [[String]] = [], sleep: [[String]] = []
         var current: [String] = [], currentSleep: [String] = []
         var count = 0
         func add(_ item: String, asleep: Bool = false) {
+            let item = uuids ? #"{"uuid":"00000000-0000-4000-8000-\#(String(format: "%012X", count))","# + item.dropFirst() : item
             if asleep { currentSleep.append(item) } else { current.append(item) }
             count += 1
             if current.count + currentSleep.count == batch {
@@ -82,7 +84,7 @@ struct HealthLoad: AsyncParsableCommand {
             (.GET, "/healthz", nil)
         }
         let end = Calendar(identifier: .gregorian).startOfDay(for: Date())
-        let bodies = Self.bodies(samples: samples, batch: batch, end: end)
+        let bodies = Self.bodies(samples: samples, batch: batch, end: end, uuids: uuids)
         let memory = MemorySampler(pid: serverPid)
         print("health: \(samples) samples in \(bodies.count) requests of \(batch), \(width) in flight; server RSS before: \(memory.describeNow())")
 

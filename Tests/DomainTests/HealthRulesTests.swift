@@ -249,18 +249,19 @@ import Testing
 
     /// An item's id as stored: trimmed of spaces, a UUID lowercased in every form it may come
     /// in, another id kept as sent, a blank one no id, and one over 100 characters once trimmed
-    /// the item's error.
+    /// the item's error (counted in characters: 60 two-byte ones are kept).
     @Test func anItemsIdIsTrimmedAndAUUIDLowercased() {
         let upper = "6F1B0E0A-6C2B-4B44-9D6C-0F6A7E1C2D3E", lower = upper.lowercased()
         let long = String(repeating: "x", count: 100)
         let given: [String?] = [upper, lower, "  \(upper) ", "\u{00A0}\(upper)\t", "Fitbit-ABC", "6F1B0E0A-6C2B-4B44-9D6C-0F6A7E1C2D3G",
-                                " \(long) ", "   ", nil, long + "y", " \(long)y"]
+                                " \(long) ", "   ", nil, long + "y", " \(long)y", String(repeating: "é", count: 60)]
         let start = Self.now.addingTimeInterval(-86_400)
         let intake = HealthIntake(samples: given.enumerated().map { index, uuid in
             Self.intakeSample(1, at: start.addingTimeInterval(Double(index) * 60), uuid: uuid)
         })
         let checked = HealthIntakeRules.check(intake, timeZone: Self.belgrade, now: Self.now)
-        #expect(checked.records.map(\.uuid) == [lower, lower, lower, lower, "Fitbit-ABC", "6F1B0E0A-6C2B-4B44-9D6C-0F6A7E1C2D3G", long, nil, nil])
+        #expect(checked.records.map(\.uuid) == [lower, lower, lower, lower, "Fitbit-ABC", "6F1B0E0A-6C2B-4B44-9D6C-0F6A7E1C2D3G", long, nil, nil,
+                                                  String(repeating: "é", count: 60)])
         #expect(checked.errors.map(\.field) == ["samples[0].uuid", "samples[0].uuid"])
     }
 

@@ -115,7 +115,7 @@ import TestSupport
                     FROM generate_series(1, 3000) i
                     """)
                 let model = HealthReadModel(client: client, logger: TestDatabase.logger)
-                // Items 1–2,000 by key and uuid; 2,001 by key only (its uuid in the batch is new);
+                // Items 1–2,000 by key and uuid; 2,001 by key only (the batch does not name its uuid);
                 // 2,002 by uuid only (its key in the batch is new); a key and a uuid not stored.
                 let keys = (1...2_001).map { "quantity|steps|\($0)|\($0 + 60)|Phone" } + ["quantity|steps|1|2|Phone", "quantity|steps|9|99|Phone"]
                 let uuids = (1...2_000).map { "n-\($0)" } + ["fresh-1", "n-2002", "fresh-2"]

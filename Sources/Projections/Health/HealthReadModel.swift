@@ -59,7 +59,7 @@ public struct HealthReadModel: Sendable {
     public static func decisionStateQuery(_ owner: UUID, streamId: String, keys: [String], uuids: [String]) -> PostgresQuery {
         """
         WITH v AS (SELECT coalesce((SELECT version FROM streams WHERE stream_id = \(streamId)), 0) AS version),
-        p AS (SELECT \(keys)::text[] AS keys),
+        p AS (SELECT \(keys)::text[] AS keys),  -- named twice, so materialized: the planner cannot see how many keys, and hashes them below
         found AS (
           SELECT r.* FROM p, unnest(p.keys) AS k(key),
             LATERAL (SELECT * FROM rm_health_records h WHERE h.owner_id = \(owner) AND h.key = k.key LIMIT 1) r

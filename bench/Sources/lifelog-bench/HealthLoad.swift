@@ -39,7 +39,7 @@ struct HealthLoad: AsyncParsableCommand {
         var current: [String] = [], currentSleep: [String] = []
         var count = 0
         func add(_ item: String, asleep: Bool = false) {
-            let item = uuids ? #"{"uuid":"00000000-0000-4000-8000-\#(String(format: "%012X", count))","# + item.dropFirst() : item
+            let item = uuids ? #"{"uuid":"00000000-0000-4000-8000-\#(String(count + 0xA000_0000_0000, radix: 16, uppercase: true))","# + item.dropFirst() : item
             if asleep { currentSleep.append(item) } else { current.append(item) }
             count += 1
             if current.count + currentSleep.count == batch {

@@ -39,6 +39,17 @@ import TestSupport
         return found
     }
 
+    /// `count` step items of `owner`, the i-th with key `quantity|steps|i|i+60|Phone` and uuid `n-i`.
+    static func storeSteps(of owner: UUID, count: Int, on client: PostgresClient) async throws {
+        try await client.query("""
+            INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
+                                           source_name, source_kind, series)
+            SELECT \(owner), 'quantity|steps|' || i || '|' || (i + 60) || '|Phone', 'n-' || i, 'quantity', 'steps', 100,
+                   1700000000 + i * 60, 1700000060 + i * 60, DATE '2024-01-01' + (i / 1440), 'Phone', 'phone', 'sample'
+            FROM generate_series(1, \(count)::int) i
+            """)
+    }
+
     static func plan(_ query: PostgresQuery, on client: PostgresClient) async throws -> Any {
         let explained = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + query.sql, binds: query.binds)
         var text = ""
@@ -65,13 +76,7 @@ import TestSupport
                     """)
                 try await client.query("ANALYZE rm_health_records")
                 let owner = UUID()
-                try await client.query("""
-                    INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
-                                                   source_name, source_kind, series)
-                    SELECT \(owner), 'quantity|steps|' || i || '|' || (i + 60) || '|Phone', 'n-' || i, 'quantity', 'steps', 100,
-                           1700000000 + i * 60, 1700000060 + i * 60, DATE '2024-01-01' + (i / 1440), 'Phone', 'phone', 'sample'
-                    FROM generate_series(1, 20000) i
-                    """)
+                try await Self.storeSteps(of: owner, count: 20_000, on: client)
                 // A re-send of 10,000 of them: every key and uuid is stored.
                 let keys = (1...10_000).map { "quantity|steps|\($0)|\($0 + 60)|Phone" }
                 let uuids = (1...10_000).map { "n-\($0)" }
@@ -107,13 +112,7 @@ import TestSupport
         try await TestDatabase.with { database in
             try await PostgresClient.withRunning(database.ownerConfiguration(maximumConnections: 2), logger: TestDatabase.logger) { client in
                 let owner = UUID()
-                try await client.query("""
-                    INSERT INTO rm_health_records (owner_id, key, uuid, kind, name, value, start_s, end_s, local_date,
-                                                   source_name, source_kind, series)
-                    SELECT \(owner), 'quantity|steps|' || i || '|' || (i + 60) || '|Phone', 'n-' || i, 'quantity', 'steps', 100,
-                           1700000000 + i * 60, 1700000060 + i * 60, DATE '2024-01-01' + (i / 1440), 'Phone', 'phone', 'sample'
-                    FROM generate_series(1, 3000) i
-                    """)
+                try await Self.storeSteps(of: owner, count: 3_000, on: client)
                 let model = HealthReadModel(client: client, logger: TestDatabase.logger)
                 // Items 1–2,000 by key and uuid; 2,001 by key only (the batch does not name its uuid);
                 // 2,002 by uuid only (its key in the batch is new); a key and a uuid not stored.

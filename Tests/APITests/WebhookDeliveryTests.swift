@@ -194,23 +194,50 @@ import TestSupport
         }
     }
 
-    @Test func aSlowReceiverCostsAPushItsTimeLimitNotMore() async throws {
-        try await WebhookReceiver.with(statuses: [999]) { _, url in
-            let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(1))
-            let started = ContinuousClock.now
-            let outcome = await sender.send(id: "k", body: "{}", to: url, secrets: [WebhookSender.newSecret()], at: Date(timeIntervalSince1970: 0))
-            #expect(ContinuousClock.now - started < .seconds(3))
-            guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
-        }
-    }
-
-    @Test func aRefusalWhoseBodyTricklesCostsAPushItsTimeLimitNotMore() async throws {
-        try await WebhookReceiver.with(statuses: [998]) { _, url in
+    /// A body that trickles costs a push its time limit, not more: a refusal's (998, a 500) and
+    /// a delivery's (996, a 200), whose body is read so that its connection can serve the next
+    /// push; a 2xx is a delivery whatever its body does.
+    @Test(arguments: [998, 996])
+    func aBodyThatTricklesCostsAPushItsTimeLimitNotMore(status: Int) async throws {
+        try await WebhookReceiver.with(statuses: [status]) { _, url in
             let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(2))
             let started = ContinuousClock.now
             let outcome = await sender.send(id: "k", body: "{}", to: url, secrets: [WebhookSender.newSecret()], at: Date(timeIntervalSince1970: 0))
             #expect(ContinuousClock.now - started < .seconds(4))
-            guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
+            if status == 996 {
+                #expect(outcome == .delivered(status: 200))
+            } else {
+                guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
+            }
+        }
+    }
+
+
+    /// Pushes to one receiver go out on the connections already open: an answer dropped before
+    /// the HTTP client had read its end closed its connection, and about one push in 19 opened
+    /// a new one in the benchmark (issue 30), which the bare POSTs, reading theirs, never did.
+    @Test(arguments: [204, 997])
+    func pushesToOneReceiverGoOutOnItsOpenConnections(status: Int) async throws {
+        try await WebhookReceiver.with(statuses: Array(repeating: status, count: 200)) { receiver, url in
+            let http = WebhookSender.makeClient()
+            let sender = WebhookSender(http: http, allowPrivate: true)
+            let secrets = [WebhookSender.newSecret()]
+            let delivered = await withTaskGroup(of: Bool.self) { group in
+                var delivered = 0
+                for index in 0..<200 {
+                    if index >= 8, await group.next() == true { delivered += 1 }
+                    group.addTask {
+                        if case .delivered = await sender.send(id: "k\(index)", body: "{}", to: url, secrets: secrets, at: Date(timeIntervalSince1970: 0)) { return true }
+                        return false
+                    }
+                }
+                for await ok in group where ok { delivered += 1 }
+                return delivered
+            }
+            try await http.shutdown()
+            #expect(delivered == 200)
+            let connections = Set(receiver.requests.compactMap(\.peerPort)).count
+            #expect(connections <= 8, "200 pushes, 8 at a time, came on \(connections) connections")
         }
     }
 

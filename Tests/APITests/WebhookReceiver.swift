@@ -13,6 +13,19 @@ final class WebhookReceiver: Sendable {
         var timestamp: String
         var signature: String
         var body: String
+        /// The client's port: one per connection the pushes came on.
+        var peerPort: Int?
+    }
+
+    /// The request context with the connection's peer, so a test can count connections.
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let peerPort: Int?
+
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            peerPort = source.channel.remoteAddress?.port
+        }
     }
 
     let received = Mutex<[Received]>([])
@@ -30,14 +43,15 @@ final class WebhookReceiver: Sendable {
     /// Runs `body` with the receiver listening; passes its URL.
     static func with(statuses: [Int] = [], _ body: @Sendable (WebhookReceiver, String) async throws -> Void) async throws {
         let receiver = WebhookReceiver(statuses: statuses)
-        let router = Router()
+        let router = Router(context: Context.self)
         router.post("hook") { request, context -> Response in
             var request = request
             let text = String(buffer: try await request.collectBody(upTo: 1 << 20))
             let headers = request.headers
             func header(_ name: String) -> String { HTTPField.Name(name).flatMap { headers[$0] } ?? "" }
             receiver.received.withLock {
-                $0.append(Received(id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature"), body: text))
+                $0.append(Received(id: header("webhook-id"), timestamp: header("webhook-timestamp"), signature: header("webhook-signature"), body: text,
+                                  peerPort: context.peerPort))
             }
             let status = receiver.statuses.withLock { $0.isEmpty ? 204 : $0.removeFirst() }
             // 999: a receiver that takes its time (5 s) before a 204.
@@ -45,9 +59,11 @@ final class WebhookReceiver: Sendable {
                 try await Task.sleep(for: .seconds(5))
                 return Response(status: .noContent)
             }
-            // 998: a 500 whose body comes a byte a second.
-            if status == 998 {
-                return Response(status: .internalServerError, body: ResponseBody { writer in
+            // 997: a 200 with a short body.
+            if status == 997 { return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"ok":true}"#))) }
+            // 996: a 200, 998: a 500, whose body comes a byte a second.
+            if status == 996 || status == 998 {
+                return Response(status: status == 996 ? .ok : .internalServerError, body: ResponseBody { writer in
                     for _ in 0..<10 {
                         try await writer.write(ByteBuffer(string: "x"))
                         try await Task.sleep(for: .seconds(1))

@@ -69,13 +69,14 @@ public struct WebhookSender: Sendable {
         // `readRefusal` the rest (a timer task per push cost about 5 % of the push's CPU, issue 30).
         guard !WebhookTarget.needsLookup(urlText, allowPrivate: allowPrivate) else {
             return await Self.within(limit) { await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now, deadline: deadline) }
+                ?? Self.noAnswerOutcome
         }
         return await attempt(id: id, body: body, to: urlText, secrets: secrets, at: now, deadline: deadline)
     }
 
-    /// `work`'s outcome, or no answer once `limit` has passed.
-    static func within(_ limit: Duration, _ work: @escaping @Sendable () async -> Outcome) async -> Outcome {
-        await withTaskGroup(of: Outcome?.self) { group in
+    /// `work`'s result, or nil once `limit` has passed.
+    static func within<Value: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async -> Value) async -> Value? {
+        await withTaskGroup(of: Value?.self) { group in
             group.addTask { await work() }
             group.addTask {
                 try? await Task.sleep(for: limit)
@@ -83,8 +84,19 @@ public struct WebhookSender: Sendable {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
+            return first
         }
+    }
+
+    /// Reads a body to its end, or until more than `limit` bytes have come (the rest is left,
+    /// and the connection with it); whether it ended.
+    static func drain(_ body: HTTPClientResponse.Body, upTo limit: Int) async throws -> Bool {
+        var read = 0
+        for try await chunk in body {
+            read += chunk.readableBytes
+            if read > limit { return false }
+        }
+        return true
     }
 
     func attempt(id: String, body: String, to urlText: String, secrets: [String], at now: Date, deadline: NIODeadline) async -> Outcome {
@@ -94,7 +106,7 @@ public struct WebhookSender: Sendable {
         case .failure(.notAllowed): return .failed(status: nil, error: "the URL is not allowed", retryAfter: nil, gone: false)
         // Whether a name resolves, a port is closed or a host never answers is the same failure
         // to a caller: the test route must not be a scanner of what a server can reach.
-        case .failure(.unresolvable): return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
+        case .failure(.unresolvable): return Self.noAnswerOutcome
         }
         let timestamp = Int64(now.timeIntervalSince1970.rounded(.down))
         var request = HTTPClientRequest(url: target.url)
@@ -110,26 +122,28 @@ public struct WebhookSender: Sendable {
         do {
             response = try await http.execute(request, deadline: deadline)
         } catch {
-            return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
+            return Self.noAnswerOutcome
         }
         let status = Int(response.status.code)
-        // A 2xx is all that counts: its body is not read at all.
-        if (200..<300).contains(status) { return .delivered(status: status) }
         let remaining = Duration.nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds))
-        return await Self.within(remaining) { await Self.readRefusal(response, status: status) }
+        // A 2xx is all that counts, but its end is read: an answer dropped before the HTTP
+        // client has seen its end closes the connection, and the next push opens another (one
+        // push in 19 did, issue 30). An answer with no body ends at its head, so it needs no
+        // timer; a body is read up to 4 KiB within the push's time limit.
+        if (200..<300).contains(status) {
+            if status == 204 || response.headers.first(name: "content-length") == "0" {
+                _ = try? await Self.drain(response.body, upTo: 0)
+            } else {
+                _ = await Self.within(remaining) { (try? await Self.drain(response.body, upTo: 4_096)) ?? false }
+            }
+            return .delivered(status: status)
+        }
+        return await Self.within(remaining) { await Self.readRefusal(response, status: status) } ?? Self.noAnswerOutcome
     }
 
     /// A refusal's outcome, its body read up to 4 KiB (within the push's time limit) and dropped.
     static func readRefusal(_ response: HTTPClientResponse, status: Int) async -> Outcome {
-        do {
-            var read = 0
-            for try await chunk in response.body {
-                read += chunk.readableBytes
-                if read >= 4_096 { break }
-            }
-        } catch {
-            return .failed(status: nil, error: Self.noAnswer, retryAfter: nil, gone: false)
-        }
+        guard (try? await drain(response.body, upTo: 4_096)) != nil else { return noAnswerOutcome }
         let retryAfter = [429, 503].contains(status) ? response.headers.first(name: "retry-after").flatMap(Double.init) : nil
         let error = (300..<400).contains(status) ? "redirects are not followed (\(status))" : "the receiver answered \(status)"
         return .failed(status: status, error: error, retryAfter: retryAfter, gone: status == 410)
@@ -137,4 +151,5 @@ public struct WebhookSender: Sendable {
 
     /// A push that got no HTTP answer, for whatever reason (refused, reset, timed out, no address).
     public static let noAnswer = "no answer from the receiver"
+    static let noAnswerOutcome = Outcome.failed(status: nil, error: noAnswer, retryAfter: nil, gone: false)
 }

@@ -212,7 +212,6 @@ import TestSupport
         }
     }
 
-
     /// Pushes to one receiver go out on the connections already open: an answer dropped before
     /// the HTTP client had read its end closed its connection, and about one push in 19 opened
     /// a new one in the benchmark (issue 30), which the bare POSTs, reading theirs, never did.

@@ -126,11 +126,14 @@ public struct WebhookSender: Sendable {
         }
         let status = Int(response.status.code)
         let remaining = Duration.nanoseconds(max(0, (deadline - NIODeadline.now()).nanoseconds))
-        // A 2xx is all that counts, but its end is read: an answer dropped before the HTTP
-        // client has seen its end closes the connection, and the next push opens another (one
-        // push in 19 did, issue 30). An answer with no body ends at its head, so it needs no
-        // timer; a body is read up to 4 KiB within the push's time limit.
+        // A 2xx is all that counts, but over HTTP/1 its end is read: an answer dropped before
+        // the HTTP client has seen its end closes the connection, and the next push opens
+        // another (one push in 19 did, issue 30). An HTTP/1 answer with no body ends at its head,
+        // so it needs no timer; a body is read up to 4 KiB within the push's time limit. Over
+        // HTTP/2 a dropped answer resets its stream only, and a stream can stay open after a
+        // 204's head, so nothing is read.
         if (200..<300).contains(status) {
+            guard response.version.major == 1 else { return .delivered(status: status) }
             if status == 204 || response.headers.first(name: "content-length") == "0" {
                 _ = try? await Self.drain(response.body, upTo: 0)
             } else {

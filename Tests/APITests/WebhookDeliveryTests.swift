@@ -194,6 +194,16 @@ import TestSupport
         }
     }
 
+    @Test func aSlowReceiverCostsAPushItsTimeLimitNotMore() async throws {
+        try await WebhookReceiver.with(statuses: [999]) { _, url in
+            let sender = WebhookSender(http: WebhookSender.shared, allowPrivate: true, limit: .seconds(1))
+            let started = ContinuousClock.now
+            let outcome = await sender.send(id: "k", body: "{}", to: url, secrets: [WebhookSender.newSecret()], at: Date(timeIntervalSince1970: 0))
+            #expect(ContinuousClock.now - started < .seconds(3))
+            guard case .failed(nil, _, nil, false) = outcome else { Issue.record("\(outcome)"); return }
+        }
+    }
+
     /// A body that trickles costs a push its time limit, not more: a refusal's (998, a 500) and
     /// a delivery's (996, a 200), whose body is read so that its connection can serve the next
     /// push; a 2xx is a delivery whatever its body does.
